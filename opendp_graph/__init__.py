@@ -1,0 +1,56 @@
+"""opendp-graph: differential privacy on graphs, in OpenDP's own terms.
+
+>>> import opendp.prelude as dp
+>>> import opendp_graph as dpg
+>>> dp.enable_features("contrib", "honest-but-curious")
+>>> space = dpg.graph_domain(), dpg.edge_distance()
+>>> meas = space >> dpg.then_degree_histogram(max_degree=100) >> dp.m.then_laplace(scale=4.0)
+>>> meas.map(1)
+1.0
+"""
+
+from . import transformations
+from .domains import GraphDomain, graph_domain
+from .graph import Graph
+from .metrics import (
+    DegreeSequenceDistance,
+    EdgeDistance,
+    EdgeLabelDistance,
+    GroupDistance,
+    NodeDistance,
+    degree_sequence_distance,
+    edge_distance,
+    edge_label_distance,
+    group_distance,
+    node_distance,
+)
+from .transformations import (
+    make_cumulative_degree_histogram,
+    make_degree_histogram,
+    make_degree_projection,
+    make_edge_count,
+    make_label_count_map,
+    make_label_counts,
+    make_triangle_count,
+    then_cumulative_degree_histogram,
+    then_degree_histogram,
+    then_degree_projection,
+    then_edge_count,
+    then_label_count_map,
+    then_label_counts,
+    then_triangle_count,
+)
+from ._context import register_with_context
+
+# Each subpackage lifts the names in its ``__all__`` to ``dpg.<name>``; the rest stays under
+# ``dpg.<subpackage>.<name>``.
+from . import audit, blowfish, datasets, experiments, interpret, polars, pufferfish  # noqa: E402
+from .blowfish import *  # noqa: E402,F401,F403
+from .pufferfish import *  # noqa: E402,F401,F403
+from .interpret import *  # noqa: E402,F401,F403
+from .audit import *  # noqa: E402,F401,F403
+from .polars import *  # noqa: E402,F401,F403
+
+__version__ = "0.1.0.dev0"
+
+register_with_context()

@@ -1,0 +1,104 @@
+"""``graph_domain``: the OpenDP domain of :class:`~opendp_graph.Graph` values.
+
+The node set (its size and public ids) is public, as in *bounded* edge DP (Hehir, Niu &
+Slavković, §3): neighbouring graphs share their nodes and differ in edges. A domain may also
+promise a maximum degree or a node count; the member check enforces every promise, and every
+query calls it before touching the data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from numbers import Integral
+from typing import Any
+
+import opendp.prelude as dp
+
+from .graph import Graph
+
+__all__ = ["GraphDomain", "graph_domain", "graph_domain_descriptor"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class GraphDomain:
+    """Descriptor of :func:`graph_domain`. Its ``repr`` (every field) is the OpenDP identifier."""
+
+    num_nodes: int | None = None
+    max_degree: int | None = None
+    labeled: bool = False
+
+    def violation(self, value: Any) -> str | None:
+        """Why ``value`` is not a member, or ``None`` if it is."""
+        if not isinstance(value, Graph):
+            return f"expected an opendp_graph.Graph, got {type(value).__name__}"
+        if self.labeled and not value.is_labeled:
+            return "the domain is labeled but the graph has no edge labels"
+        if not self.labeled and value.is_labeled:
+            return "the graph has edge labels but the domain is unlabeled (use graph_domain(labeled=True) or Graph.without_labels())"
+        if self.num_nodes is not None and value.num_nodes != self.num_nodes:
+            return f"the domain has {self.num_nodes} nodes but the graph has {value.num_nodes}"
+        if self.max_degree is not None and value.max_degree > self.max_degree:
+            return f"the graph violates the domain's max_degree={self.max_degree}"
+        return None
+
+    def member(self, value: Any) -> bool:
+        return self.violation(value) is None
+
+    def check_member(self, value: Any) -> None:
+        """Raise a clear ``TypeError``/``ValueError`` if ``value`` is not a member.
+
+        A ``max_degree`` violation is reported without saying which degree was seen: the message
+        depends on the data only through the (public) fact that the promise was broken.
+        """
+        problem = self.violation(value)
+        if problem is not None:
+            raise (TypeError if not isinstance(value, Graph) else ValueError)(problem)
+
+
+def _optional_count(name: str, value: Any, minimum: int) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise TypeError(f"{name} must be an integer or None, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}")
+    return int(value)
+
+
+def graph_domain(*, num_nodes: int | None = None, max_degree: int | None = None, labeled: bool = False) -> dp.Domain:
+    """The domain of simple undirected graphs on a public node set.
+
+    :param num_nodes: if given, members have exactly this many nodes (public), which lets
+        node-level and Blowfish sensitivities use ``n``.
+    :param max_degree: if given, a promise that every node has degree at most this; the member
+        check enforces it, so a query on a graph that breaks it raises instead of answering.
+        (To *enforce* a bound on arbitrary graphs, use :func:`opendp_graph.make_degree_projection`.)
+    :param labeled: whether members carry edge labels.
+    :return: an OpenDP user domain whose descriptor is a :class:`GraphDomain`.
+
+    :example:
+
+    >>> import opendp_graph as dpg
+    >>> dpg.graph_domain(max_degree=10)
+    GraphDomain(num_nodes=None, max_degree=10, labeled=False)
+    """
+    dp.assert_features("honest-but-curious")
+    if not isinstance(labeled, bool):
+        raise TypeError(f"labeled must be a bool, got {labeled!r}")
+    descriptor = GraphDomain(
+        num_nodes=_optional_count("num_nodes", num_nodes, 0),
+        max_degree=_optional_count("max_degree", max_degree, 0),
+        labeled=labeled,
+    )
+    return dp.user_domain(repr(descriptor), member=descriptor.member, descriptor=descriptor)
+
+
+def graph_domain_descriptor(domain: Any) -> GraphDomain:
+    """The :class:`GraphDomain` behind an OpenDP domain, or a ``TypeError`` naming what was given."""
+    try:
+        descriptor = domain.descriptor if isinstance(domain, dp.Domain) else None
+    except Exception:  # built-in OpenDP domains have no Python descriptor
+        descriptor = None
+    if not isinstance(descriptor, GraphDomain):
+        raise TypeError(f"input_domain must be a graph domain from opendp_graph.graph_domain(...), got {domain!r}")
+    return descriptor

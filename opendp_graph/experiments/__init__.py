@@ -1,0 +1,1 @@
+"""Reproductions of the papers' experiments. ``opendp-graph reproduce NAME`` runs ``NAME.main(argv)``."""

@@ -1,0 +1,510 @@
+"""The immutable graph container that every transformation in this package reads.
+
+A :class:`Graph` is a simple undirected graph on the nodes ``0..n-1``:
+
+* edges are stored once, as ``src < dst``, sorted by ``(src, dst)``, in two read-only
+  ``int64`` numpy arrays (16 bytes an edge, so 10 million edges take 160 MB);
+* optional public node ids (what the caller calls the nodes) map index ``i`` to a name;
+* optional **edge labels** (a set of properties per edge, e.g. the n-grams of the e-mails on
+  that edge) are a read-only sparse boolean ``(num_edges × len(vocabulary))`` CSR matrix whose
+  columns follow ``Graph.vocabulary`` (sorted strings).
+
+Nothing here mutates its input, and nothing can mutate a Graph after construction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from numbers import Integral
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["Graph"]
+
+_SELF_LOOP_CHOICES = ("error", "drop")
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+def _as_index_array(values: Any, name: str) -> np.ndarray:
+    """Return ``values`` as a fresh int64 array, rejecting non-integer input clearly."""
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    if arr.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise TypeError(f"{name} must hold integer node indices, got dtype {arr.dtype}")
+    if np.issubdtype(arr.dtype, np.floating):
+        if not np.all(np.isfinite(arr)) or not np.all(arr == np.floor(arr)):
+            raise TypeError(f"{name} must hold integer node indices, got non-integer floats")
+    out = arr.astype(np.int64, copy=True)
+    if out.min() < 0:
+        raise ValueError(f"{name} holds a negative node index ({int(out.min())})")
+    return out
+
+
+def _check_self_loops(choice: str) -> None:
+    if choice not in _SELF_LOOP_CHOICES:
+        raise ValueError(f"self_loops must be one of {_SELF_LOOP_CHOICES}, got {choice!r}")
+
+
+def _label_set(value: Any, where: str) -> frozenset[str]:
+    """One edge's labels: an iterable of strings (a bare string is ambiguous, so rejected)."""
+    if value is None:
+        return frozenset()
+    if isinstance(value, (str, bytes)):
+        raise TypeError(
+            f"labels of {where} must be an iterable of strings, got a single string {value!r}; "
+            "wrap it in a list"
+        )
+    try:
+        items = frozenset(value)
+    except TypeError:
+        raise TypeError(f"labels of {where} must be an iterable of strings, got {type(value).__name__}") from None
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"labels of {where} must be strings, got {item!r} ({type(item).__name__})")
+    return items
+
+
+class Graph:
+    """An immutable simple undirected graph with optional public node ids and edge labels.
+
+    Build one with :meth:`from_edges`, :meth:`from_networkx` (or, for data frames, the Polars
+    converters of :mod:`opendp_graph.polars`); the constructor itself is not public API.
+
+    :example:
+
+    >>> import opendp_graph as dpg
+    >>> g = dpg.Graph.from_edges([0, 1, 2, 1], [1, 2, 0, 0], labels=[["hi"], ["lunch"], [], ["hi", "re"]])
+    >>> g
+    Graph(num_nodes=3, num_edges=3, labeled=True)
+    >>> g.degrees.tolist()
+    [2, 2, 2]
+    >>> g.vocabulary
+    ('hi', 'lunch', 're')
+    >>> sorted(g.edge_labels(0, 1))
+    ['hi', 're']
+    """
+
+    __slots__ = ("_num_nodes", "_src", "_dst", "_labels", "_vocabulary", "_node_ids", "_degrees", "_keys")
+
+    def __init__(
+        self,
+        *,
+        num_nodes: int,
+        src: np.ndarray,
+        dst: np.ndarray,
+        labels: sp.csr_array | None = None,
+        vocabulary: tuple[str, ...] | None = None,
+        node_ids: tuple | None = None,
+    ) -> None:
+        # Trusted constructor: callers pass canonical arrays (src < dst, sorted, unique).
+        object.__setattr__(self, "_num_nodes", int(num_nodes))
+        object.__setattr__(self, "_src", _readonly(src))
+        object.__setattr__(self, "_dst", _readonly(dst))
+        if labels is not None:
+            for arr in (labels.data, labels.indices, labels.indptr):
+                arr.setflags(write=False)
+        object.__setattr__(self, "_labels", labels)
+        object.__setattr__(self, "_vocabulary", vocabulary)
+        object.__setattr__(self, "_node_ids", node_ids)
+        object.__setattr__(self, "_degrees", None)
+        object.__setattr__(self, "_keys", None)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Graph is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("Graph is immutable")
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_edges(
+        cls,
+        src: Iterable[int],
+        dst: Iterable[int],
+        num_nodes: int | None = None,
+        labels: Sequence[Iterable[str]] | None = None,
+        *,
+        node_ids: Sequence[Any] | None = None,
+        self_loops: str = "error",
+    ) -> "Graph":
+        """Build a graph from two arrays of node indices (one undirected edge per position).
+
+        :param src: first endpoint of each edge, integers in ``0..num_nodes-1``.
+        :param dst: second endpoint of each edge. ``(u, v)`` and ``(v, u)`` are the same edge.
+        :param num_nodes: number of nodes; defaults to ``max(src, dst) + 1``. Isolated nodes need it.
+        :param labels: optional, one iterable of strings per edge. Duplicate edges are merged and
+            their labels united. A graph built with ``labels=`` is *labeled* even if every set is empty.
+        :param node_ids: optional public names of the nodes (length ``num_nodes``, distinct).
+        :param self_loops: ``"error"`` (default) rejects an edge ``(u, u)``; ``"drop"`` removes it.
+        :raises ValueError: on self-loops, negative or out-of-range indices, mismatched lengths.
+        :raises TypeError: on non-integer indices or labels that are not iterables of strings.
+        """
+        _check_self_loops(self_loops)
+        u = _as_index_array(src, "src")
+        v = _as_index_array(dst, "dst")
+        if u.shape != v.shape:
+            raise ValueError(f"src and dst have different lengths ({u.size} and {v.size})")
+        if labels is not None:
+            labels = list(labels)
+            if len(labels) != u.size:
+                raise ValueError(f"labels has {len(labels)} entries for {u.size} edges")
+        observed = int(max(u.max(initial=-1), v.max(initial=-1))) + 1
+        if num_nodes is None:
+            num_nodes = len(node_ids) if node_ids is not None else observed
+        if not isinstance(num_nodes, Integral) or isinstance(num_nodes, bool) or num_nodes < 0:
+            raise TypeError(f"num_nodes must be a non-negative integer, got {num_nodes!r}")
+        if observed > num_nodes:
+            raise ValueError(f"an edge names node {observed - 1}, but num_nodes is {num_nodes}")
+        ids = cls._check_node_ids(node_ids, int(num_nodes))
+
+        loops = u == v
+        if loops.any():
+            if self_loops == "error":
+                first = int(u[np.argmax(loops)])
+                raise ValueError(
+                    f"graph has {int(loops.sum())} self-loop(s), e.g. at node {first}; "
+                    "pass self_loops='drop' to remove them"
+                )
+            keep = ~loops
+            u, v = u[keep], v[keep]
+            if labels is not None:
+                labels = [lab for lab, k in zip(labels, keep) if k]
+        lo, hi = np.minimum(u, v), np.maximum(u, v)
+        keys = lo * np.int64(max(int(num_nodes), 1)) + hi
+        unique_keys, inverse = np.unique(keys, return_inverse=True)
+        n = max(int(num_nodes), 1)
+        csrc, cdst = unique_keys // n, unique_keys % n
+
+        if labels is None:
+            return cls(num_nodes=int(num_nodes), src=csrc, dst=cdst, node_ids=ids)
+        sets = [_label_set(lab, f"edge {i}") for i, lab in enumerate(labels)]
+        matrix, vocabulary = cls._label_matrix(sets, inverse.reshape(-1), unique_keys.size)
+        return cls(num_nodes=int(num_nodes), src=csrc, dst=cdst, labels=matrix, vocabulary=vocabulary, node_ids=ids)
+
+    @classmethod
+    def from_networkx(
+        cls,
+        graph: Any,
+        labels: str | None = None,
+        *,
+        directed: str = "error",
+        multiedges: str = "error",
+        self_loops: str = "error",
+    ) -> "Graph":
+        """Convert a NetworkX graph; its nodes (in iteration order) become the public node ids.
+
+        :param graph: a ``networkx.Graph`` (or, when asked for, a directed or multi graph).
+        :param labels: name of an edge attribute holding each edge's labels (an iterable of strings;
+            an edge without the attribute has no labels). ``None`` gives an unlabeled graph.
+        :param directed: ``"error"`` (default) rejects a directed graph; ``"ignore"`` forgets the
+            direction (``u→v`` and ``v→u`` become one edge, labels united).
+        :param multiedges: ``"error"`` (default) rejects a multigraph; ``"merge"`` merges parallel
+            edges, uniting their labels.
+        :param self_loops: ``"error"`` (default) or ``"drop"``.
+
+        :example:
+
+        >>> import networkx as nx, opendp_graph as dpg
+        >>> g = dpg.Graph.from_networkx(nx.karate_club_graph())
+        >>> g.num_nodes, g.num_edges
+        (34, 78)
+        """
+        import networkx as nx
+
+        if not isinstance(graph, nx.Graph):
+            raise TypeError(f"expected a networkx graph, got {type(graph).__name__}")
+        if directed not in ("error", "ignore"):
+            raise ValueError(f"directed must be 'error' or 'ignore', got {directed!r}")
+        if multiedges not in ("error", "merge"):
+            raise ValueError(f"multiedges must be 'error' or 'merge', got {multiedges!r}")
+        _check_self_loops(self_loops)
+        if graph.is_directed() and directed == "error":
+            raise ValueError("graph is directed; pass directed='ignore' to treat u→v and v→u as one undirected edge")
+        if graph.is_multigraph() and multiedges == "error":
+            raise ValueError("graph is a multigraph; pass multiedges='merge' to merge parallel edges")
+        node_ids = list(graph.nodes)
+        index = {node: i for i, node in enumerate(node_ids)}
+        edge_iter = graph.edges(data=labels) if labels is not None else graph.edges()
+        src, dst, lab = [], [], []
+        for item in edge_iter:
+            src.append(index[item[0]])
+            dst.append(index[item[1]])
+            if labels is not None:
+                lab.append(item[2])
+        if labels is not None:
+            lab = [_label_set(value, f"edge ({node_ids[s]!r}, {node_ids[d]!r})") for value, s, d in zip(lab, src, dst)]
+        return cls.from_edges(
+            np.asarray(src, dtype=np.int64),
+            np.asarray(dst, dtype=np.int64),
+            num_nodes=len(node_ids),
+            labels=lab if labels is not None else None,
+            node_ids=node_ids,
+            self_loops=self_loops,
+        )
+
+    @classmethod
+    def from_arrays(
+        cls,
+        src: np.ndarray,
+        dst: np.ndarray,
+        num_nodes: int,
+        *,
+        label_matrix: sp.sparray | sp.spmatrix | None = None,
+        vocabulary: Sequence[str] | None = None,
+        node_ids: Sequence[Any] | None = None,
+    ) -> "Graph":
+        """Fast path for large graphs: edges as arrays and labels as a sparse (edge × property) matrix.
+
+        Edges must already be simple (no self-loops); duplicates are merged, labels united (logical or).
+        ``vocabulary`` names the matrix columns (distinct strings, any order).
+        """
+        u = _as_index_array(src, "src")
+        v = _as_index_array(dst, "dst")
+        if u.shape != v.shape:
+            raise ValueError(f"src and dst have different lengths ({u.size} and {v.size})")
+        if (u == v).any():
+            raise ValueError("graph has self-loops; remove them first")
+        observed = int(max(u.max(initial=-1), v.max(initial=-1))) + 1
+        if observed > num_nodes:
+            raise ValueError(f"an edge names node {observed - 1}, but num_nodes is {num_nodes}")
+        ids = cls._check_node_ids(node_ids, int(num_nodes))
+        n = max(int(num_nodes), 1)
+        lo, hi = np.minimum(u, v), np.maximum(u, v)
+        unique_keys, inverse = np.unique(lo * np.int64(n) + hi, return_inverse=True)
+        csrc, cdst = unique_keys // n, unique_keys % n
+        if label_matrix is None:
+            if vocabulary is not None:
+                raise ValueError("vocabulary given without label_matrix")
+            return cls(num_nodes=int(num_nodes), src=csrc, dst=cdst, node_ids=ids)
+        if vocabulary is None:
+            raise ValueError("label_matrix needs a vocabulary naming its columns")
+        vocab = [str(w) for w in vocabulary]
+        if len(set(vocab)) != len(vocab):
+            raise ValueError("vocabulary has duplicate entries")
+        coo = sp.coo_array(label_matrix)
+        if coo.shape != (u.size, len(vocab)):
+            raise ValueError(f"label_matrix has shape {coo.shape}, expected ({u.size}, {len(vocab)})")
+        order = np.argsort(np.asarray(vocab, dtype=object)).astype(np.int64)
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        keep = coo.data != 0
+        rows = inverse.reshape(-1)[coo.row[keep]]
+        cols = rank[coo.col[keep]]
+        matrix = sp.csr_array(
+            (np.ones(rows.size, dtype=bool), (rows, cols)), shape=(unique_keys.size, len(vocab))
+        )
+        matrix.sum_duplicates()
+        matrix.data[:] = True
+        sorted_vocab = tuple(vocab[i] for i in order)
+        return cls(num_nodes=int(num_nodes), src=csrc, dst=cdst, labels=matrix, vocabulary=sorted_vocab, node_ids=ids)
+
+    @staticmethod
+    def _check_node_ids(node_ids: Sequence[Any] | None, num_nodes: int) -> tuple | None:
+        if node_ids is None:
+            return None
+        ids = tuple(node_ids)
+        if len(ids) != num_nodes:
+            raise ValueError(f"node_ids has {len(ids)} entries for {num_nodes} nodes")
+        if len(set(ids)) != len(ids):
+            raise ValueError("node_ids are not distinct")
+        return ids
+
+    @staticmethod
+    def _label_matrix(sets: list[frozenset[str]], edge_of: np.ndarray, num_edges: int):
+        vocabulary = tuple(sorted(set().union(*sets))) if sets else ()
+        column = {word: j for j, word in enumerate(vocabulary)}
+        sizes = np.fromiter((len(s) for s in sets), dtype=np.int64, count=len(sets))
+        rows = np.repeat(edge_of.astype(np.int64), sizes)
+        cols = np.fromiter((column[w] for s in sets for w in s), dtype=np.int64, count=int(sizes.sum()))
+        matrix = sp.csr_array((np.ones(rows.size, dtype=bool), (rows, cols)), shape=(num_edges, len(vocabulary)))
+        matrix.sum_duplicates()  # duplicate edges: labels united
+        matrix.data[:] = True
+        return matrix, vocabulary
+
+    @classmethod
+    def from_polars(cls, frame: Any, src: str = "src", dst: str = "dst", labels: str | None = None, **options: Any) -> "Graph":
+        """Build a graph from a Polars ``DataFrame``/``LazyFrame`` of messages; see
+        :func:`opendp_graph.polars.graph_from_polars` for the options."""
+        from .polars import graph_from_polars
+
+        return graph_from_polars(frame, src=src, dst=dst, labels=labels, **options)
+
+    def to_polars(self, **options: Any) -> Any:
+        """The edges as a Polars ``DataFrame``; see :func:`opendp_graph.polars.graph_to_polars`."""
+        from .polars import graph_to_polars
+
+        return graph_to_polars(self, **options)
+
+    # ------------------------------------------------------------------ accessors
+    @property
+    def num_nodes(self) -> int:
+        """Number of nodes (public)."""
+        return self._num_nodes
+
+    @property
+    def num_edges(self) -> int:
+        """Number of undirected edges."""
+        return int(self._src.size)
+
+    @property
+    def src(self) -> np.ndarray:
+        """Smaller endpoint of each edge (read-only ``int64``), edges sorted by ``(src, dst)``."""
+        return self._src
+
+    @property
+    def dst(self) -> np.ndarray:
+        """Larger endpoint of each edge (read-only ``int64``)."""
+        return self._dst
+
+    @property
+    def edges(self) -> np.ndarray:
+        """The edges as a read-only ``(num_edges, 2)`` array of ``(src, dst)`` with ``src < dst``."""
+        return _readonly(np.column_stack([self._src, self._dst]))
+
+    @property
+    def node_ids(self) -> tuple | None:
+        """Public node names (index ``i`` ↦ ``node_ids[i]``), or ``None`` for plain ``0..n-1``."""
+        return self._node_ids
+
+    @property
+    def degrees(self) -> np.ndarray:
+        """Degree of every node (read-only ``int64`` array of length ``num_nodes``)."""
+        if self._degrees is None:
+            deg = np.bincount(self._src, minlength=self._num_nodes) + np.bincount(self._dst, minlength=self._num_nodes)
+            object.__setattr__(self, "_degrees", _readonly(deg.astype(np.int64)))
+        return self._degrees
+
+    @property
+    def max_degree(self) -> int:
+        """Largest degree (0 for a graph without nodes or edges)."""
+        return int(self.degrees.max(initial=0))
+
+    @property
+    def is_labeled(self) -> bool:
+        """Whether the graph carries edge labels (possibly all empty)."""
+        return self._labels is not None
+
+    @property
+    def labels(self) -> sp.csr_array | None:
+        """Read-only boolean ``(num_edges × len(vocabulary))`` CSR matrix of edge labels, or ``None``."""
+        return self._labels
+
+    @property
+    def vocabulary(self) -> tuple[str, ...] | None:
+        """Sorted names of the label matrix's columns, or ``None`` for an unlabeled graph."""
+        return self._vocabulary
+
+    @property
+    def edge_keys(self) -> np.ndarray:
+        """Sorted ``int64`` key ``src * n + dst`` of every edge; used for fast set algebra on edges."""
+        if self._keys is None:
+            n = np.int64(max(self._num_nodes, 1))
+            object.__setattr__(self, "_keys", _readonly(self._src * n + self._dst))
+        return self._keys
+
+    def edge_index(self, u: int, v: int) -> int:
+        """Position of edge ``{u, v}`` in :attr:`edges`; ``KeyError`` if absent."""
+        lo, hi = (u, v) if u < v else (v, u)
+        key = np.int64(lo) * np.int64(max(self._num_nodes, 1)) + np.int64(hi)
+        pos = int(np.searchsorted(self.edge_keys, key))
+        if pos == self.num_edges or self.edge_keys[pos] != key or u == v:
+            raise KeyError(f"no edge between {u} and {v}")
+        return pos
+
+    def has_edge(self, u: int, v: int) -> bool:
+        try:
+            self.edge_index(u, v)
+        except KeyError:
+            return False
+        return True
+
+    def edge_labels(self, u: int, v: int) -> frozenset[str]:
+        """The labels of edge ``{u, v}`` (node indices)."""
+        if self._labels is None:
+            raise ValueError("graph is unlabeled")
+        i = self.edge_index(u, v)
+        row = self._labels.indices[self._labels.indptr[i] : self._labels.indptr[i + 1]]
+        return frozenset(self._vocabulary[j] for j in row)
+
+    def label_sets(self) -> list[frozenset[str]]:
+        """Labels of every edge, in edge order (plain Python; for tests and small graphs)."""
+        if self._labels is None:
+            raise ValueError("graph is unlabeled")
+        ind, ptr, vocab = self._labels.indices, self._labels.indptr, self._vocabulary
+        return [frozenset(vocab[j] for j in ind[ptr[i] : ptr[i + 1]]) for i in range(self.num_edges)]
+
+    def adjacency(self) -> sp.csr_array:
+        """Symmetric ``(n × n)`` 0/1 adjacency matrix (``int64``, CSR)."""
+        n = self._num_nodes
+        rows = np.concatenate([self._src, self._dst])
+        cols = np.concatenate([self._dst, self._src])
+        return sp.csr_array((np.ones(rows.size, dtype=np.int64), (rows, cols)), shape=(n, n))
+
+    def edge_adjacency(self) -> sp.csr_array:
+        """Sparse ``(E × n)`` incidence matrix: row ``e`` has ones at both endpoints of edge ``e``."""
+        e = self.num_edges
+        rows = np.repeat(np.arange(e, dtype=np.int64), 2)
+        cols = np.column_stack([self._src, self._dst]).reshape(-1)
+        return sp.csr_array((np.ones(2 * e, dtype=np.int64), (rows, cols)), shape=(e, self._num_nodes))
+
+    # ------------------------------------------------------------------ conversions
+    def to_networkx(self, label_attr: str = "labels"):
+        """A new ``networkx.Graph`` with the public node ids and, if labeled, a ``frozenset`` of
+        labels on each edge under ``label_attr``."""
+        import networkx as nx
+
+        names = self._node_ids if self._node_ids is not None else range(self._num_nodes)
+        names = list(names)
+        out = nx.Graph()
+        out.add_nodes_from(names)
+        if self._labels is None:
+            out.add_edges_from((names[a], names[b]) for a, b in zip(self._src.tolist(), self._dst.tolist()))
+        else:
+            out.add_edges_from(
+                (names[a], names[b], {label_attr: lab})
+                for a, b, lab in zip(self._src.tolist(), self._dst.tolist(), self.label_sets())
+            )
+        return out
+
+    def without_labels(self) -> "Graph":
+        """The same structure with the labels dropped."""
+        return Graph(num_nodes=self._num_nodes, src=self._src, dst=self._dst, node_ids=self._node_ids)
+
+    def with_label_sets(self, label_sets: Sequence[Iterable[str]]) -> "Graph":
+        """The same structure with new labels (one iterable of strings per edge, in edge order)."""
+        sets = [_label_set(lab, f"edge {i}") for i, lab in enumerate(label_sets)]
+        if len(sets) != self.num_edges:
+            raise ValueError(f"got {len(sets)} label sets for {self.num_edges} edges")
+        matrix, vocab = self._label_matrix(sets, np.arange(self.num_edges), self.num_edges)
+        return Graph(
+            num_nodes=self._num_nodes, src=self._src, dst=self._dst, labels=matrix, vocabulary=vocab, node_ids=self._node_ids
+        )
+
+    # ------------------------------------------------------------------ value semantics
+    def same_node_set(self, other: "Graph") -> bool:
+        """Whether both graphs have the same public node set (size and ids)."""
+        return self._num_nodes == other._num_nodes and self._node_ids == other._node_ids
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Graph):
+            return NotImplemented
+        if not self.same_node_set(other) or not np.array_equal(self.edge_keys, other.edge_keys):
+            return False
+        if (self._labels is None) != (other._labels is None):
+            return False
+        return self._labels is None or self.label_sets() == other.label_sets()
+
+    def __hash__(self) -> int:
+        return hash((self._num_nodes, self.edge_keys.tobytes()))
+
+    def __repr__(self) -> str:
+        return f"Graph(num_nodes={self._num_nodes}, num_edges={self.num_edges}, labeled={self.is_labeled})"

@@ -1,0 +1,226 @@
+"""Neighbour notions for graphs, as OpenDP metrics.
+
+Each builder returns ``dp.user_distance(identifier, descriptor)`` where the descriptor is a
+frozen dataclass whose ``repr`` (every field) is the identifier, so two metrics chain exactly
+when they mean the same thing. Every descriptor has an exact ``distance(g1, g2)`` in plain
+Python, which the tests use to check stability maps against brute force.
+
+All metrics here are integer-valued and put graphs on different node sets at distance ``inf``
+(the node set is public).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+import opendp.prelude as dp
+
+from .graph import Graph
+
+__all__ = [
+    "EdgeDistance",
+    "NodeDistance",
+    "EdgeLabelDistance",
+    "GroupDistance",
+    "DegreeSequenceDistance",
+    "edge_distance",
+    "node_distance",
+    "edge_label_distance",
+    "group_distance",
+    "degree_sequence_distance",
+    "metric_descriptor",
+    "check_d_in",
+    "integer_d_in",
+]
+
+INF = math.inf
+
+
+def _labelled_edges(g: Graph) -> dict[int, frozenset[str] | None]:
+    keys = g.edge_keys.tolist()
+    if not g.is_labeled:
+        return dict.fromkeys(keys)
+    return dict(zip(keys, g.label_sets()))
+
+
+def _differing_edges(g1: Graph, g2: Graph) -> tuple[list[int], list[int], list[int]]:
+    """Edge keys only in g1, only in g2, and in both with different labels."""
+    a, b = _labelled_edges(g1), _labelled_edges(g2)
+    only1 = [k for k in a if k not in b]
+    only2 = [k for k in b if k not in a]
+    changed = [k for k in a if k in b and a[k] != b[k]]
+    return only1, only2, changed
+
+
+@dataclass(frozen=True)
+class EdgeDistance:
+    """Edge-level: the size of the symmetric difference of the (edge, labels) records.
+
+    Adding or removing one edge is distance 1; changing the labels of an existing edge is a
+    removal plus an addition, distance 2 (exactly like OpenDP's ``symmetric_distance`` on records).
+    """
+
+    def distance(self, g1: Graph, g2: Graph) -> float:
+        if not g1.same_node_set(g2):
+            return INF
+        only1, only2, changed = _differing_edges(g1, g2)
+        return len(only1) + len(only2) + 2 * len(changed)
+
+
+@dataclass(frozen=True)
+class NodeDistance:
+    """Node-level (bounded): the least number of nodes whose incident edges (with their labels)
+    must be rewired to turn one graph into the other; the node set itself is public and fixed.
+
+    ``distance`` computes a minimum vertex cover of the differing edges exactly (exponential in
+    the answer; for tests on small graphs).
+    """
+
+    def distance(self, g1: Graph, g2: Graph) -> float:
+        if not g1.same_node_set(g2):
+            return INF
+        n = max(g1.num_nodes, 1)
+        only1, only2, changed = _differing_edges(g1, g2)
+        pairs = [(k // n, k % n) for k in only1 + only2 + changed]
+        return _min_vertex_cover_size(pairs)
+
+
+def _min_vertex_cover_size(pairs: list[tuple[int, int]]) -> int:
+    def coverable(edges: list[tuple[int, int]], k: int) -> bool:
+        if not edges:
+            return True
+        if k == 0:
+            return False
+        u, v = edges[0]  # one of u, v must be in the cover
+        return coverable([e for e in edges if u not in e], k - 1) or coverable([e for e in edges if v not in e], k - 1)
+
+    k = 0
+    while not coverable(pairs, k):
+        k += 1
+    return k
+
+
+@dataclass(frozen=True)
+class EdgeLabelDistance:
+    """Edge-label (confidentiality) setting: the structure is public and equal; the distance is
+    the number of edges whose label sets differ (Shafieinejad et al., §3.2). Graphs with
+    different structures are at distance ``inf``.
+    """
+
+    def distance(self, g1: Graph, g2: Graph) -> float:
+        if not g1.same_node_set(g2) or not np.array_equal(g1.edge_keys, g2.edge_keys):
+            return INF
+        if g1.is_labeled != g2.is_labeled:
+            return INF
+        if not g1.is_labeled:
+            return 0
+        return sum(a != b for a, b in zip(g1.label_sets(), g2.label_sets()))
+
+
+@dataclass(frozen=True)
+class GroupDistance:
+    """Group privacy: edge-level changes counted in groups of ``k`` edges,
+    ``ceil(edge_distance / k)``. A metric because ``ceil(a/k) + ceil(b/k) ≥ ceil((a+b)/k)``.
+    """
+
+    k: int
+
+    def distance(self, g1: Graph, g2: Graph) -> float:
+        d = EdgeDistance().distance(g1, g2)
+        return d if d == INF else math.ceil(d / self.k)
+
+
+@dataclass(frozen=True)
+class DegreeSequenceDistance:
+    """L1 distance between degree sequences, ``Σ_v |deg₁(v) − deg₂(v)|`` (a pseudo-metric).
+
+    The output metric of :func:`~opendp_graph.make_degree_projection`: the projection is not
+    stable in edges (one changed input edge can start a long alternating cascade), but the degree
+    sequence moves little, and degree-based queries only see the degree sequence.
+    """
+
+    def distance(self, g1: Graph, g2: Graph) -> float:
+        if not g1.same_node_set(g2):
+            return INF
+        return int(np.abs(g1.degrees - g2.degrees).sum())
+
+
+def _metric(descriptor: Any) -> dp.Metric:
+    dp.assert_features("honest-but-curious")
+    return dp.user_distance(repr(descriptor), descriptor=descriptor)
+
+
+def edge_distance() -> dp.Metric:
+    """Edge-level neighbours: graphs on the same nodes differing in one edge are at distance 1.
+
+    >>> import opendp_graph as dpg
+    >>> dpg.edge_distance()
+    EdgeDistance()
+    """
+    return _metric(EdgeDistance())
+
+
+def node_distance() -> dp.Metric:
+    """Node-level neighbours: graphs that differ only in the edges of one node are at distance 1."""
+    return _metric(NodeDistance())
+
+
+def edge_label_distance() -> dp.Metric:
+    """Same public structure; distance = number of edges whose label sets differ."""
+    return _metric(EdgeLabelDistance())
+
+
+def group_distance(k: int) -> dp.Metric:
+    """Group privacy for groups of ``k`` edges: distance ``ceil(edge_distance / k)``.
+
+    >>> import opendp_graph as dpg
+    >>> dpg.group_distance(3)
+    GroupDistance(k=3)
+    """
+    if isinstance(k, bool) or not isinstance(k, Integral):
+        raise TypeError(f"k must be a positive integer, got {k!r}")
+    if k < 1:
+        raise ValueError(f"k must be a positive integer, got {k}")
+    return _metric(GroupDistance(int(k)))
+
+
+def degree_sequence_distance() -> dp.Metric:
+    """L1 distance between degree sequences (see :class:`DegreeSequenceDistance`)."""
+    return _metric(DegreeSequenceDistance())
+
+
+def metric_descriptor(metric: Any) -> Any:
+    """The Python descriptor behind an OpenDP metric, or a ``TypeError``."""
+    try:
+        descriptor = metric.descriptor if isinstance(metric, dp.Metric) else None
+    except Exception:  # built-in OpenDP metrics have no Python descriptor
+        descriptor = None
+    if descriptor is None:
+        raise TypeError(f"input_metric must be a graph metric from opendp_graph (e.g. dpg.edge_distance()), got {metric!r}")
+    return descriptor
+
+
+def check_d_in(d_in: Any) -> float:
+    """Validate an input distance: a finite, non-negative real number (not bool, not NaN)."""
+    if isinstance(d_in, bool) or not isinstance(d_in, Real):
+        raise TypeError(f"d_in must be a number, got {d_in!r}")
+    d = float(d_in)
+    if math.isnan(d):
+        raise ValueError("d_in must not be NaN")
+    if d < 0:
+        raise ValueError(f"d_in must be non-negative, got {d_in}")
+    if math.isinf(d):
+        raise ValueError("d_in must be finite")
+    return d
+
+
+def integer_d_in(d_in: Any) -> int:
+    """Validate ``d_in`` for an integer-valued metric and round it down (sound: if the true
+    distance is an integer ``≤ d_in`` it is ``≤ floor(d_in)``)."""
+    return int(math.floor(check_d_in(d_in)))
+
+

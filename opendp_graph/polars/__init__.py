@@ -1,0 +1,3 @@
+"""(in progress) The polars part of opendp-graph. Names in ``__all__`` are lifted to the top level."""
+
+__all__: list[str] = []

@@ -1,0 +1,106 @@
+"""Plumbing shared by every graph query: the stability-rule registry and the constructor helper.
+
+A *stability rule* maps ``(domain descriptor, metric descriptor, **query parameters)`` to a
+stability map ``d_in -> d_out``, or raises a ``ValueError`` saying why the query has no finite
+sensitivity under that metric (for example node-level privacy without a degree bound). Rules are
+registered per (query name, metric descriptor type), so a new neighbour notion (a Blowfish
+policy, a Pufferfish model) adds its proven sensitivities next to its own definition, without
+touching the queries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import opendp.prelude as dp
+from opendp.mod import _PartialConstructor
+
+from ..domains import GraphDomain, graph_domain_descriptor
+from ..metrics import metric_descriptor
+
+__all__ = ["stability_rule", "resolve_stability", "make_graph_transformation", "then", "supported_metrics"]
+
+StabilityMap = Callable[[Any], Any]
+StabilityRule = Callable[..., StabilityMap]
+
+_RULES: dict[str, dict[type, StabilityRule]] = {}
+
+
+def stability_rule(query: str, *metric_types: type) -> Callable[[StabilityRule], StabilityRule]:
+    """Decorator registering ``rule(domain, metric, **params) -> stability_map`` for ``query``
+    under each of ``metric_types``. Registering twice for the same pair is an error."""
+
+    def register(rule: StabilityRule) -> StabilityRule:
+        table = _RULES.setdefault(query, {})
+        for metric_type in metric_types:
+            if metric_type in table:
+                raise ValueError(f"a stability rule for {query} under {metric_type.__name__} is already registered")
+            table[metric_type] = rule
+        return rule
+
+    return register
+
+
+def supported_metrics(query: str) -> list[str]:
+    return sorted(t.__name__ for t in _RULES.get(query, {}))
+
+
+def resolve_stability(query: str, domain: GraphDomain, metric: Any, **params: Any) -> StabilityMap:
+    rule = _RULES.get(query, {}).get(type(metric))
+    if rule is None:
+        raise ValueError(
+            f"{query} has no stability rule for {metric!r}; supported metrics: {', '.join(supported_metrics(query))}"
+        )
+    return rule(domain, metric, **params)
+
+
+def make_graph_transformation(
+    input_domain: dp.Domain,
+    input_metric: dp.Metric,
+    *,
+    query: str,
+    output_domain: dp.Domain,
+    output_metric: dp.Metric,
+    function: Callable[[Any], Any],
+    params: dict[str, Any] | None = None,
+) -> dp.Transformation:
+    """Build a graph query: features and arguments are checked here, at construction; the
+    returned function checks domain membership before it reads the graph."""
+    dp.assert_features("contrib", "honest-but-curious")
+    domain = graph_domain_descriptor(input_domain)
+    metric = metric_descriptor(input_metric)
+    stability = resolve_stability(query, domain, metric, **(params or {}))
+
+    def run(graph: Any) -> Any:
+        domain.check_member(graph)
+        return function(graph)
+
+    return dp.t.make_user_transformation(input_domain, input_metric, output_domain, output_metric, run, stability)
+
+
+def then(make: Callable[..., Any]) -> Callable[..., _PartialConstructor]:
+    """The ``then_x`` twin of ``make_x``: fixes every argument but the input domain and metric."""
+
+    def partial(*args: Any, **kwargs: Any) -> _PartialConstructor:
+        return _PartialConstructor(lambda input_domain, input_metric: make(input_domain, input_metric, *args, **kwargs))
+
+    partial.__name__ = make.__name__.replace("make_", "then_", 1)
+    partial.__qualname__ = partial.__name__
+    partial.__doc__ = f"Partial constructor of :func:`{make.__name__}` (omits ``input_domain`` and ``input_metric``)."
+    return partial
+
+
+def int_vector_space(size: int | None = None) -> tuple[dp.Domain, dp.Metric]:
+    return dp.vector_domain(dp.atom_domain(T=dp.i64), size=size), dp.l1_distance(T=dp.i64)
+
+
+def int_scalar_space() -> tuple[dp.Domain, dp.Metric]:
+    return dp.atom_domain(T=dp.i64), dp.absolute_distance(T=dp.i64)
+
+
+def int_count_map_space() -> tuple[dp.Domain, dp.Metric]:
+    return (
+        dp.map_domain(dp.atom_domain(T=dp.String), dp.atom_domain(T=dp.i64)),
+        dp.l01inf_distance(dp.absolute_distance(T=dp.i64)),
+    )
