@@ -1,3 +1,36 @@
-"""(in progress) The polars part of opendp-graph. Names in ``__all__`` are lifted to the top level."""
+"""Graph privacy for Polars analytics: message tables, graph privacy units, and an OpenDP
+Context whose accounting reads in people and edges.
+
+The analyst keeps a communication log as a Polars frame (sender, recipient, time, text ...),
+chooses *what to protect* and then writes ordinary OpenDP Polars queries::
+
+    import opendp.prelude as dp, opendp_graph as dpg
+    unit = dpg.polars.person_unit("sender", "recipient", max_messages=200)   # each person
+    ctx = dpg.polars.compositor(log, unit, dp.loss_of(epsilon=1.0), split_evenly_over=2)
+    ctx.query().group_by("department").agg(dp.len(signed=False)).release().collect()
+
+* converters: :func:`graph_from_polars` (also ``Graph.from_polars``) and :func:`graph_to_polars`;
+* units: :func:`edge_unit`, :func:`edge_group_unit`, :func:`edge_content_unit`,
+  :func:`person_unit` (each a :class:`PrivacyUnit` with the OpenDP ``(metric, d_in)``);
+* checks: :func:`check_privacy_unit` (does a hand-written ``dp.unit_of`` protect the unit?),
+  :func:`rows_per_person`, :func:`rows_per_pair`;
+* accounting: :func:`compositor` → :class:`UnitContext`, :func:`loss_for`.
+
+Nothing is lifted to the top level (``__all__`` is empty): use ``dpg.polars.<name>``.
+"""
+
+from ._context import UnitContext, compositor, loss_for
+from ._convert import graph_from_polars, graph_to_polars
+from ._units import (
+    PrivacyUnit,
+    check_privacy_unit,
+    edge_content_unit,
+    edge_group_unit,
+    edge_unit,
+    pair_identifier,
+    person_unit,
+    rows_per_pair,
+    rows_per_person,
+)
 
 __all__: list[str] = []
