@@ -1,0 +1,284 @@
+"""Graph privacy units on message tables: brute-force checks of the rows-per-unit claims, and
+rejection of configurations whose guarantee would be wrong."""
+
+import itertools
+from collections import Counter
+
+import numpy as np
+import opendp.prelude as dp
+import polars as pl
+from opendp.mod import SymmetricIdDistance
+import pytest
+
+import opendp_graph as dpg
+from opendp_graph.polars import (
+    check_privacy_unit,
+    edge_content_unit,
+    edge_group_unit,
+    edge_unit,
+    pair_identifier,
+    person_unit,
+    rows_per_pair,
+    rows_per_person,
+)
+
+# A tiny universe: three people, every directed message type (self-messages included), each
+# type present 0, 1 or 2 times. A table is a count vector over the nine types.
+PEOPLE = (0, 1, 2)
+TYPES = [(s, r) for s in PEOPLE for r in PEOPLE]
+DEPT = {0: "a", 1: "a", 2: "b"}  # department of the sender is the grouping column
+ALL_TABLES = np.array(list(itertools.product(range(3), repeat=len(TYPES))), dtype=np.int64)
+# INCIDENCE[v, t] = 1 when person v is the sender or the recipient of type t (once for a self-message)
+INCIDENCE = np.array([[int(v in t) for t in TYPES] for v in PEOPLE], dtype=np.int64)
+PAIR_OF = [frozenset(t) for t in TYPES]
+
+
+def as_frame(counts) -> pl.DataFrame:
+    rows = [t for t, c in zip(TYPES, counts) for _ in range(int(c))]
+    return pl.DataFrame(
+        {"s": [r[0] for r in rows], "r": [r[1] for r in rows], "dept": [DEPT[r[0]] for r in rows]},
+        schema={"s": pl.Int64, "r": pl.Int64, "dept": pl.String},
+    )
+
+
+def in_person_domain(tables, bound):
+    return (tables @ INCIDENCE.T <= bound).all(axis=1)
+
+
+def neighbour_distances(tables, touched):
+    """For tables that agree outside the types ``touched``, every pairwise L1 distance (=
+    symmetric distance of the multisets) inside; yields (max distance, max distance from an
+    empty inside) per group."""
+    outside = ~touched
+    keys = {}
+    for row in tables:
+        keys.setdefault(row[outside].tobytes(), []).append(row[touched])
+    for group in keys.values():
+        inside = np.array(group)
+        pairwise = np.abs(inside[:, None, :] - inside[None, :, :]).sum(axis=2)
+        sizes = inside.sum(axis=1)
+        has_empty = (sizes == 0).any()
+        yield int(pairwise.max()), int(sizes.max()) if has_empty else 0
+
+
+@pytest.mark.parametrize("bound", [1, 2, 3])
+def test_person_bound_by_brute_force(bound):
+    """Tables in the domain (each person in <= D rows, both roles) that differ only in one
+    person's rows are at symmetric distance <= 2D (replace) and <= D from the table without
+    that person's rows (add/remove); both are attained, and counting only sent messages would
+    not be enough."""
+    domain = ALL_TABLES[in_person_domain(ALL_TABLES, bound)]
+    replace = person_unit("s", "r", max_messages=bound).per_unit
+    add_remove = person_unit("s", "r", max_messages=bound, neighbouring="add_remove").per_unit
+    assert (replace, add_remove) == (2 * bound, bound)
+    worst_replace = worst_add_remove = 0
+    for v in PEOPLE:
+        touched = INCIDENCE[v].astype(bool)
+        for pair_max, from_empty in neighbour_distances(domain, touched):
+            worst_replace = max(worst_replace, pair_max)
+            worst_add_remove = max(worst_add_remove, from_empty)
+    assert worst_replace == replace
+    assert worst_add_remove == add_remove
+    # a bound on *sent* rows only: the same person can change more rows than the bound
+    sent = np.array([[int(t[0] == v) for t in TYPES] for v in PEOPLE])
+    sent_domain = ALL_TABLES[(ALL_TABLES @ sent.T <= bound).all(axis=1)]
+    worst = max(m for v in PEOPLE for m, _ in neighbour_distances(sent_domain, INCIDENCE[v].astype(bool)))
+    assert worst > 2 * bound
+
+
+def test_rows_per_person_and_pair_match_brute_force():
+    rng = np.random.default_rng(3)
+    for counts in ALL_TABLES[rng.choice(len(ALL_TABLES), 60, replace=False)]:
+        frame = as_frame(counts)
+        got = dict(rows_per_person(frame, "s", "r").rows())
+        want = {v: int(n) for v, n in zip(PEOPLE, INCIDENCE @ counts) if n}
+        assert got == want
+        pairs = Counter()
+        for t, c in zip(TYPES, counts):
+            pairs[PAIR_OF[TYPES.index(t)]] += int(c)
+        keys = frame.select(pair_identifier("s", "r").alias("p"), pl.col("s"), pl.col("r")).rows()
+        name = {p: frozenset((s, r)) for p, s, r in keys}
+        assert {name[p]: n for p, n in rows_per_pair(frame, "s", "r").rows()} == {k: v for k, v in pairs.items() if v}
+
+
+def test_pair_identifier_is_one_key_per_unordered_pair():
+    frame = pl.DataFrame({"s": [1, 2, 12, 1, 3], "r": [2, 1, 3, 23, 3]})
+    keys = frame.select(pair_identifier("s", "r"))[:, 0].to_list()
+    assert keys[0] == keys[1]
+    assert len({keys[0], keys[2], keys[3], keys[4]}) == 4  # "1"+"23" is not "12"+"3"
+
+
+@pytest.mark.parametrize("max_messages", [1, 2])
+def test_edge_units_by_brute_force(max_messages):
+    """Tables with at most M rows per unordered pair, differing only in one pair's rows:
+    add/remove of the pair is one identifier and <= M rows; replacing the pair's rows keeps the
+    identifier set and moves <= 2M rows; groups of k pairs move <= k*M rows; all attained."""
+    loops = [i for i, t in enumerate(TYPES) if t[0] == t[1]]
+    pair_members = {}
+    for i, p in enumerate(PAIR_OF):
+        pair_members.setdefault(p, []).append(i)
+    tables = ALL_TABLES[(ALL_TABLES[:, loops] == 0).all(axis=1)]  # edges need two people
+    per_pair = np.stack([tables[:, idx].sum(axis=1) for p, idx in pair_members.items() if len(p) == 2], axis=1)
+    domain = tables[(per_pair <= max_messages).all(axis=1)]
+    add_remove = edge_unit("s", "r", max_messages=max_messages).per_unit
+    content = edge_content_unit("s", "r", max_messages=max_messages).per_unit
+    worst_add = worst_replace = 0
+    for p, idx in pair_members.items():
+        if len(p) != 2:
+            continue
+        touched = np.zeros(len(TYPES), dtype=bool)
+        touched[idx] = True
+        for pair_max, from_empty in neighbour_distances(domain, touched):
+            worst_add = max(worst_add, from_empty)
+        # content change: the pair is present on both sides
+        present = domain[domain[:, idx].sum(axis=1) > 0]
+        for pair_max, _ in neighbour_distances(present, touched):
+            worst_replace = max(worst_replace, pair_max)
+    assert worst_add == add_remove == max_messages
+    assert worst_replace == content == 2 * max_messages
+    assert edge_group_unit(3, "s", "r", max_messages=max_messages).per_unit == 3 * max_messages
+
+
+def test_table_units_mean_the_graph_units():
+    """Tables that differ in one person's rows give graphs at NodeDistance <= 1; tables that
+    differ in one pair's rows give graphs at EdgeDistance <= 2 (<= 1 for add/remove)."""
+    rng = np.random.default_rng(11)
+    loops = [i for i, t in enumerate(TYPES) if t[0] == t[1]]
+    tables = ALL_TABLES[(ALL_TABLES[:, loops] == 0).all(axis=1)]
+    node, edge = dpg.NodeDistance(), dpg.EdgeDistance()
+
+    def graph(counts):
+        return dpg.Graph.from_polars(as_frame(counts), "s", "r", nodes=PEOPLE)
+
+    for _ in range(150):
+        x = tables[rng.integers(len(tables))]
+        v = int(rng.integers(3))
+        touched = INCIDENCE[v].astype(bool)
+        y = x.copy()
+        y[touched] = rng.integers(0, 3, touched.sum())
+        y[loops] = 0
+        assert node.distance(graph(x), graph(y)) <= 1
+        p = PAIR_OF[int(rng.choice([i for i in range(9) if i not in loops]))]
+        z = x.copy()
+        idx = [i for i, q in enumerate(PAIR_OF) if q == p]
+        z[idx] = 0
+        assert edge.distance(graph(x), graph(z)) <= 1
+        z[idx] = rng.integers(0, 3, len(idx))
+        assert edge.distance(graph(x), graph(z)) <= 2
+
+
+def test_units_as_opendp_privacy_units():
+    assert person_unit("s", "r", max_messages=4).privacy_unit == (dp.symmetric_distance(), 8)
+    unit = edge_unit("s", "r")
+    metric, d_in = unit.privacy_unit
+    assert d_in == 1 and isinstance(metric, SymmetricIdDistance)
+    assert metric.identifier.meta.eq(pair_identifier("s", "r"))
+    assert edge_group_unit(5, "s", "r").privacy_unit[1] == 5
+    assert edge_content_unit("s", "r").privacy_unit[0] == dp.change_one_id_distance(pair_identifier("s", "r"))
+    assert unit.d_in(3) == 3
+    with pytest.raises(ValueError, match="positive integer"):
+        person_unit("s", "r", max_messages=0)
+    with pytest.raises(TypeError, match="positive integer"):
+        person_unit("s", "r", max_messages=2.5)
+    with pytest.raises(ValueError, match="neighbouring must be"):
+        person_unit("s", "r", max_messages=2, neighbouring="bounded")
+    with pytest.raises(TypeError, match="column name"):
+        edge_unit(1, "r")
+    with pytest.raises(ValueError, match="positive integer"):
+        edge_group_unit(0)
+    assert "max_messages=4 per person" in repr(person_unit("s", "r", max_messages=4))
+
+
+def test_declared_bound_is_checked_on_the_table():
+    frame = pl.DataFrame({"s": [1, 1, 2, 3, 3], "r": [2, 2, 1, 3, 1]})
+    # rows per person: 1 -> 4, 2 -> 3, 3 -> 2 (the self-message once)
+    person_unit("s", "r", max_messages=4).check(frame)
+    with pytest.raises(ValueError, match=r"max_messages=3 per person: 1 person\(s\) appear in more rows \(up to 4\)"):
+        person_unit("s", "r", max_messages=3).check(frame)
+    edge_unit("s", "r", max_messages=3).check(frame)  # pair {1,2} has 3 rows
+    with pytest.raises(ValueError, match="per pair"):
+        edge_unit("s", "r", max_messages=2).check(frame.lazy())
+    edge_unit("s", "r").check(frame)  # identifiers declare nothing
+    with pytest.raises(ValueError, match="column 'x' is not in the table"):
+        edge_unit("x", "r").check(frame)
+
+
+def test_check_privacy_unit_accepts_what_opendp_means():
+    person = person_unit("s", "r", max_messages=3)
+    check_privacy_unit(dp.unit_of(contributions=6), person)
+    check_privacy_unit(dp.unit_of(contributions=7), person)
+    check_privacy_unit(dp.unit_of(contributions=3), person_unit("s", "r", max_messages=3, neighbouring="add_remove"))
+    check_privacy_unit(dp.unit_of(contributions=[dp.polars.Bound(per_group=6)]), person)
+    check_privacy_unit(dp.unit_of(contributions=1, identifier=pair_identifier("s", "r")), edge_unit("s", "r"))
+    check_privacy_unit(dp.unit_of(contributions=2, identifier=pair_identifier("s", "r")), edge_group_unit(2, "s", "r"))
+    check_privacy_unit((dp.change_one_id_distance(pair_identifier("s", "r")), 1), edge_content_unit("s", "r"))
+
+
+@pytest.mark.parametrize(
+    "privacy_unit, unit, message",
+    [
+        (dp.unit_of(contributions=5), person_unit("s", "r", max_messages=3), r"2·3 = 6 rows"),
+        (dp.unit_of(contributions=1, identifier="s"), person_unit("s", "r", max_messages=3), "does not protect a person"),
+        (dp.unit_of(changes=6), person_unit("s", "r", max_messages=3), "same number of rows"),
+        (dp.unit_of(contributions=1, identifier="s"), edge_unit("s", "r"), "not the pair of endpoints"),
+        (dp.unit_of(contributions=1), edge_unit("s", "r"), "does not express one edge"),
+        (dp.unit_of(contributions=1, identifier=pair_identifier("s", "r")), edge_group_unit(2, "s", "r"), "2 identifier"),
+        (dp.unit_of(contributions=2), edge_content_unit("s", "r", max_messages=2), r"up to 4 rows"),
+        (dp.unit_of(contributions=[dp.polars.Bound(per_group=5)]), person_unit("s", "r", max_messages=3), "6 rows"),
+        (dp.unit_of(contributions=[dp.polars.Bound(by=["dept"], per_group=1)]), person_unit("s", "r", max_messages=3), "no total bound"),
+        (
+            dp.unit_of(contributions=[dp.polars.Bound(per_group=6), dp.polars.Bound(by=["dept"], per_group=2)]),
+            person_unit("s", "r", max_messages=3),
+            "pass frame=",
+        ),
+    ],
+)
+def test_check_privacy_unit_rejects_wrong_guarantees(privacy_unit, unit, message):
+    with pytest.raises(ValueError, match=message):
+        check_privacy_unit(privacy_unit, unit)
+
+
+def test_check_privacy_unit_per_group_bounds_against_brute_force():
+    """Per-group bounds (``Bound(by=["dept"], per_group=p, num_groups=g)``) are verified on the
+    table: accepted exactly when p >= 2 * (largest rows of one person in one group) and
+    g >= 2 * (largest number of groups of one person), computed here by hand."""
+    rng = np.random.default_rng(5)
+    person = person_unit("s", "r", max_messages=6)
+    checked = 0
+    for counts in ALL_TABLES[rng.choice(len(ALL_TABLES), 25, replace=False)]:
+        frame = as_frame(counts)
+        if not len(frame) or rows_per_person(frame, "s", "r")["rows"].max() > 6:
+            continue
+        per = Counter()
+        groups: dict = {}
+        for s, r, d in frame.rows():
+            for v in {s, r}:
+                per[(v, d)] += 1
+                groups.setdefault(v, set()).add(d)
+        rows, ngroups = max(per.values()), max(len(g) for g in groups.values())
+        checked += 1
+        for p in range(1, 2 * rows + 2):
+            for g in range(1, 2 * ngroups + 2):
+                unit = dp.unit_of(contributions=[dp.polars.Bound(per_group=12), dp.polars.Bound(by=["dept"], per_group=p, num_groups=g)])
+                ok = p >= 2 * rows and g >= 2 * ngroups
+                if ok:
+                    check_privacy_unit(unit, person, frame)
+                else:
+                    with pytest.raises(ValueError, match="does not hold"):
+                        check_privacy_unit(unit, person, frame)
+    assert checked >= 10
+    with pytest.raises(ValueError, match="identifier unit"):
+        check_privacy_unit(
+            dp.unit_of(contributions=[dp.polars.Bound(per_group=1), dp.polars.Bound(by=["dept"], per_group=1)], identifier=pair_identifier("s", "r")),
+            edge_unit("s", "r"),
+            as_frame(ALL_TABLES[5]),
+        )
+
+
+def test_check_privacy_unit_argument_errors():
+    with pytest.raises(TypeError, match="PrivacyUnit"):
+        check_privacy_unit(dp.unit_of(contributions=1), "person")
+    with pytest.raises(TypeError, match="pair"):
+        check_privacy_unit(dp.symmetric_distance(), edge_unit("s", "r"))
+    with pytest.raises(TypeError, match="integer"):
+        check_privacy_unit((dp.symmetric_distance(), 2.5), person_unit("s", "r", max_messages=1))
