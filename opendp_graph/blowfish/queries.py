@@ -1,0 +1,182 @@
+"""The paper's VIP queries (Nassar et al., §3.2 and §3.3).
+
+* :func:`make_standard_degree_histogram`: the degree histogram of the *standard* people only;
+* :func:`make_vip_standard_histogram`: for each VIP (``side="vip"``) or each standard person
+  (``side="standard"``), the number of contacts on the other side, as a histogram.
+
+The VIP set is public. By default it is the VIP set of the input metric's Blowfish policy; under
+edge-level privacy (:func:`~opendp_graph.edge_distance`) pass it as ``vip=``. Their stability
+rules (with proofs) are in :mod:`opendp_graph.blowfish.rules`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from numbers import Integral
+from typing import Any
+
+import numpy as np
+import opendp.prelude as dp
+
+from ..domains import graph_domain_descriptor
+from ..graph import Graph
+from ..metrics import metric_descriptor
+from ..transformations._core import int_vector_space, make_graph_transformation, then
+from .metric import BlowfishDistance
+from .policy import _people
+
+__all__ = [
+    "make_standard_degree_histogram",
+    "then_standard_degree_histogram",
+    "make_vip_standard_histogram",
+    "then_vip_standard_histogram",
+    "standard_degree_histogram",
+    "vip_standard_histogram",
+]
+
+
+def _vip_mask(graph: Graph, vip: tuple[int, ...]) -> np.ndarray:
+    if vip and vip[-1] >= graph.num_nodes:
+        raise ValueError(f"the VIP set names person {vip[-1]}, but the graph has {graph.num_nodes} nodes")
+    mask = np.zeros(graph.num_nodes, dtype=bool)
+    mask[list(vip)] = True
+    return mask
+
+
+def standard_degree_histogram(graph: Graph, vip: Iterable[int], max_degree: int) -> list[int]:
+    """Non-private: bin ``k`` counts the standard (non-VIP) people of degree ``k``; the last bin
+    counts degrees ``≥ max_degree``."""
+    mask = _vip_mask(graph, tuple(sorted(vip)))
+    degrees = np.minimum(graph.degrees[~mask], max_degree)
+    return np.bincount(degrees, minlength=max_degree + 1).astype(np.int64).tolist()
+
+
+def vip_standard_histogram(graph: Graph, vip: Iterable[int], max_count: int, side: str = "vip") -> list[int]:
+    """Non-private: for each person on ``side`` (``"vip"`` or ``"standard"``), the number of
+    their contacts on the other side; bin ``k`` counts people with ``k`` such contacts (the last
+    bin, ``≥ max_count``)."""
+    mask = _vip_mask(graph, tuple(sorted(vip)))
+    across = mask[graph.src] != mask[graph.dst]
+    counts = np.bincount(graph.src[across], minlength=graph.num_nodes) + np.bincount(
+        graph.dst[across], minlength=graph.num_nodes
+    )
+    chosen = counts[mask] if side == "vip" else counts[~mask]
+    return np.bincount(np.minimum(chosen, max_count), minlength=max_count + 1).astype(np.int64).tolist()
+
+
+def _bins(value: Any, domain, name: str) -> int:
+    if value is None:
+        if domain.max_degree is None:
+            raise ValueError(f"{name} is required when the domain has no max_degree (it sets the number of bins)")
+        return domain.max_degree
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise TypeError(f"{name} must be a non-negative integer, got {value!r}")
+    if value < 0:
+        raise ValueError(f"{name} must be non-negative, got {value}")
+    return int(value)
+
+
+def _resolve_vip(input_domain: dp.Domain, input_metric: dp.Metric, vip: Any) -> tuple[int, ...]:
+    """The public VIP set: from the policy, or ``vip=`` (which must then agree with it)."""
+    domain = graph_domain_descriptor(input_domain)
+    metric = metric_descriptor(input_metric)
+    given = None if vip is None else _people(vip, "vip")
+    if isinstance(metric, BlowfishDistance):
+        policy_vip = metric.policy.vip
+        if policy_vip is None:
+            raise ValueError(
+                "this query needs VIP and standard people, but the policy protects everyone (vip=None); "
+                "build the policy with vip=[...]"
+            )
+        if given is not None and given != policy_vip:
+            raise ValueError("vip differs from the VIP set of the input metric's Blowfish policy")
+        given = policy_vip
+    elif given is None:
+        raise ValueError("vip is required unless the input metric is a Blowfish policy with a VIP set")
+    if not given:
+        raise ValueError("vip is empty: the query needs at least one VIP")
+    if domain.num_nodes is not None and given[-1] >= domain.num_nodes:
+        raise ValueError(f"vip names person {given[-1]}, but the domain has {domain.num_nodes} nodes")
+    return given
+
+
+def make_standard_degree_histogram(
+    input_domain: dp.Domain, input_metric: dp.Metric, max_degree: int | None = None, vip: Iterable[int] | None = None
+) -> dp.Transformation:
+    """Degree histogram of the standard (non-VIP) people, bins ``0..max_degree`` (the last holds
+    degrees ``≥ max_degree``), an ``i64`` vector with ``l1_distance`` (Nassar et al., §3.2).
+
+    :param max_degree: the last bin; defaults to the domain's ``max_degree``.
+    :param vip: the public VIP node indices; defaults to the input policy's.
+
+    **Stability guarantee**: ``2·d`` under the attribute policy with VIPs (the paper's figure,
+    half the complete histogram's 4) and ``4·d`` under edge distance; the general rule and proof
+    are in :func:`opendp_graph.blowfish.rules.standard_histogram_rule`.
+
+    :example:
+
+    >>> import opendp.prelude as dp, opendp_graph as dpg
+    >>> dp.enable_features("contrib", "honest-but-curious")
+    >>> metric = dpg.blowfish_distance(dpg.BlowfishPolicy.attribute(vip=[0]))
+    >>> t = dpg.make_standard_degree_histogram(dpg.graph_domain(), metric, max_degree=3)
+    >>> t(dpg.Graph.from_edges([0, 0, 1], [1, 2, 2])), t.map(1)
+    ([0, 0, 2, 0], 2)
+    """
+    dp.assert_features("contrib", "honest-but-curious")
+    domain = graph_domain_descriptor(input_domain)
+    bins = _bins(max_degree, domain, "max_degree")
+    vip_set = _resolve_vip(input_domain, input_metric, vip)
+    space = int_vector_space(bins + 1)
+    return make_graph_transformation(
+        input_domain,
+        input_metric,
+        query="standard_degree_histogram",
+        output_domain=space[0],
+        output_metric=space[1],
+        function=lambda g: standard_degree_histogram(g, vip_set, bins),
+        params={"bins": bins, "vip": vip_set},
+    )
+
+
+then_standard_degree_histogram = then(make_standard_degree_histogram)
+
+
+def make_vip_standard_histogram(
+    input_domain: dp.Domain,
+    input_metric: dp.Metric,
+    max_count: int | None = None,
+    vip: Iterable[int] | None = None,
+    side: str = "vip",
+) -> dp.Transformation:
+    """Histogram of the number of VIP–standard contacts per VIP (``side="vip"``) or per standard
+    person (``side="standard"``), bins ``0..max_count``, an ``i64`` vector with ``l1_distance``
+    (Nassar et al., §3.3).
+
+    :param max_count: the last bin (counts ``≥ max_count``); defaults to the domain's ``max_degree``.
+    :param vip: the public VIP node indices; defaults to the input policy's.
+    :param side: whose counts are histogrammed.
+
+    **Stability guarantee**: ``2·d`` under the attribute policy with VIPs for either side (the
+    paper's figure); ``side="vip"`` stays at ``2·d`` under *every* VIP policy, as only the VIP at
+    the centre of a change moves. General rule and proof:
+    :func:`opendp_graph.blowfish.rules.vip_standard_rule`.
+    """
+    dp.assert_features("contrib", "honest-but-curious")
+    if side not in ("vip", "standard"):
+        raise ValueError(f"side must be 'vip' or 'standard', got {side!r}")
+    domain = graph_domain_descriptor(input_domain)
+    bins = _bins(max_count, domain, "max_count")
+    vip_set = _resolve_vip(input_domain, input_metric, vip)
+    space = int_vector_space(bins + 1)
+    return make_graph_transformation(
+        input_domain,
+        input_metric,
+        query="vip_standard_histogram",
+        output_domain=space[0],
+        output_metric=space[1],
+        function=lambda g: vip_standard_histogram(g, vip_set, bins, side),
+        params={"bins": bins, "vip": vip_set, "side": side},
+    )
+
+
+then_vip_standard_histogram = then(make_vip_standard_histogram)

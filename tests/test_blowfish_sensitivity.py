@@ -1,0 +1,326 @@
+"""Brute-force checks of every Blowfish sensitivity: soundness (no neighbour pair exceeds the
+stability map), tightness where the docstrings claim it, and soundness at larger distances.
+
+Graphs are enumerated as bit masks over the node pairs, so a one-step neighbour is ``mask ^ star``
+where ``star`` is a set of pairs at one protected vertex allowed by its secret graph; the outputs
+of each query are computed once per graph with the library's own functions.
+"""
+
+import itertools
+import math
+from functools import lru_cache
+
+import numpy as np
+import opendp.prelude as dp
+import pytest
+
+import opendp_graph as dpg
+from opendp_graph.blowfish import standard_degree_histogram, vip_standard_histogram
+from opendp_graph.testing import all_graphs, all_labelings, l01inf
+from opendp_graph.transformations import cumulative_degree_histogram, degree_histogram, triangle_count
+
+P = dpg.BlowfishPolicy
+
+
+@lru_cache(maxsize=None)
+def graphs(n):
+    return list(all_graphs(n))  # index == bit mask over itertools.combinations(range(n), 2)
+
+
+def pair_bits(n):
+    return {p: 1 << i for i, p in enumerate(itertools.combinations(range(n), 2))}
+
+
+def stars(policy, n):
+    """Bit masks of the one-step changes: pairs at a protected centre allowed by its secret graph."""
+    bits = pair_bits(n)
+    out = set()
+    for v in range(n):
+        if not policy.is_protected(v):
+            continue
+        others = [u for u in range(n) if u != v]
+        for r in range(1, len(others) + 1):
+            for chosen in itertools.combinations(others, r):
+                if policy.steps(v, chosen) == 1:
+                    out.add(sum(bits[(min(u, v), max(u, v))] for u in chosen))
+    return sorted(out)
+
+
+@lru_cache(maxsize=None)
+def outputs(n, query, bins, vip=None, side="vip"):
+    gs = graphs(n)
+    if query == "edge_count":
+        rows = [[g.num_edges] for g in gs]
+    elif query == "degree_histogram":
+        rows = [degree_histogram(g, bins) for g in gs]
+    elif query == "cumulative_degree_histogram":
+        rows = [cumulative_degree_histogram(g, bins) for g in gs]
+    elif query == "triangle_count":
+        rows = [[triangle_count(g)] for g in gs]
+    elif query == "standard_degree_histogram":
+        rows = [standard_degree_histogram(g, vip, bins) for g in gs]
+    else:
+        rows = [vip_standard_histogram(g, vip, bins, side) for g in gs]
+    return np.asarray(rows, dtype=np.int64)
+
+
+def true_sensitivity(policy, n, query, bins, vip=None, side="vip", max_degree=None):
+    """Largest L1 change over every neighbour pair (both graphs in the domain)."""
+    out = outputs(n, query, bins, vip, side)
+    idx = np.arange(len(out))
+    inside = np.ones(len(out), dtype=bool)
+    if max_degree is not None:
+        inside = np.array([g.max_degree <= max_degree for g in graphs(n)])
+    best = 0
+    for star in stars(policy, n):
+        ok = inside & inside[idx ^ star]
+        if ok.any():
+            best = max(best, int(np.abs(out[ok] - out[idx[ok] ^ star]).sum(axis=1).max()))
+    return best
+
+
+def make(query, bins, vip=None, side="vip"):
+    if query == "edge_count":
+        return dpg.then_edge_count()
+    if query == "triangle_count":
+        return dpg.then_triangle_count()
+    if query == "degree_histogram":
+        return dpg.then_degree_histogram(max_degree=bins)
+    if query == "cumulative_degree_histogram":
+        return dpg.then_cumulative_degree_histogram(max_degree=bins)
+    if query == "standard_degree_histogram":
+        return dpg.then_standard_degree_histogram(max_degree=bins, vip=vip)
+    return dpg.then_vip_standard_histogram(max_count=bins, vip=vip, side=side)
+
+
+POLICIES = {
+    "attribute": lambda vip, n: P.attribute(vip=vip),
+    "full": lambda vip, n: P.full(vip=vip),
+    "theta2": lambda vip, n: P.distance_threshold(2, vip=vip),
+    "partition": lambda vip, n: P.partitioned([list(range(0, n, 2)), list(range(1, n, 2))], vip=vip),
+}
+ALL_QUERIES = ["edge_count", "degree_histogram", "cumulative_degree_histogram", "triangle_count"]
+
+
+def vip_sets(n, every):
+    if every:
+        return [None] + [c for r in range(1, n + 1) for c in itertools.combinations(range(n), r)]
+    return [None] + [tuple(range(k)) for k in range(1, n + 1)]
+
+
+def check(policy, n, query, bins, vip=None, side="vip", max_degree=None):
+    domain = dpg.graph_domain(num_nodes=n, max_degree=max_degree)
+    bound = (( domain, dpg.blowfish_distance(policy)) >> make(query, bins, vip, side)).map(1)
+    actual = true_sensitivity(policy, n, query, bins, vip, side, max_degree)
+    assert actual <= bound, (policy, query, bins, actual, bound)
+    return actual, bound
+
+
+# ------------------------------------------------------------------------------- soundness, d = 1
+@pytest.mark.parametrize("name", list(POLICIES))
+@pytest.mark.parametrize("query", ALL_QUERIES)
+def test_sound_on_every_graph_and_vip_subset_n4(name, query):
+    n = 4
+    for vip in vip_sets(n, every=True):
+        for bins in (1, 2, n - 1):
+            check(POLICIES[name](vip, n), n, query, bins, vip)
+
+
+@pytest.mark.parametrize("name", list(POLICIES))
+@pytest.mark.parametrize("query", ALL_QUERIES)
+def test_sound_on_every_graph_n5(name, query):
+    n = 5
+    for vip in vip_sets(n, every=False):
+        for bins in (2, n - 1):
+            check(POLICIES[name](vip, n), n, query, bins, vip)
+
+
+@pytest.mark.parametrize("name", list(POLICIES))
+@pytest.mark.parametrize("query", ALL_QUERIES)
+def test_sound_with_a_degree_bound(name, query):
+    n = 5
+    for vip in (None, (0, 1)):
+        check(POLICIES[name](vip, n), n, query, 4, vip, max_degree=2)
+
+
+@pytest.mark.parametrize("name", list(POLICIES))
+@pytest.mark.parametrize("side", ["vip", "standard", None])
+def test_vip_queries_sound_for_every_vip_subset(name, side):
+    for n in (4, 5):
+        for vip in vip_sets(n, every=(n == 4))[1:]:
+            if len(vip) == n:
+                continue
+            for bins in (1, n - 1):
+                if side is None:
+                    check(POLICIES[name](vip, n), n, "standard_degree_histogram", bins, vip)
+                else:
+                    check(POLICIES[name](vip, n), n, "vip_standard_histogram", bins, vip, side)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(POLICIES))
+def test_sound_on_every_vip_subset_n5(name):
+    n = 5
+    for vip in vip_sets(n, every=True):
+        for query in ALL_QUERIES:
+            check(POLICIES[name](vip, n), n, query, n - 1, vip)
+        if vip is not None and len(vip) < n:
+            check(POLICIES[name](vip, n), n, "standard_degree_histogram", n - 1, vip)
+            for side in ("vip", "standard"):
+                check(POLICIES[name](vip, n), n, "vip_standard_histogram", n - 1, vip, side)
+
+
+# ------------------------------------------------------------------------------- tightness
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_paper_figures_and_their_corrections_are_tight(n):
+    bins = n - 1
+    attr, full = P.attribute(), P.full()
+    # attribute policy: 4 and 2 (§3.1), edge count 1, triangles n - 2
+    assert check(attr, n, "degree_histogram", bins) == (4, 4)
+    assert check(attr, n, "cumulative_degree_histogram", bins) == (2, 2)
+    assert check(attr, n, "edge_count", bins) == (1, 1)
+    assert check(attr, n, "triangle_count", bins) == (n - 2, n - 2)
+    # full policy: 2n is attained; the cumulative histogram's true figure is 2(n - 1), not n
+    assert check(full, n, "degree_histogram", bins) == (2 * n, 2 * n)
+    assert check(full, n, "cumulative_degree_histogram", bins) == (2 * (n - 1), 2 * (n - 1))
+    assert 2 * (n - 1) > n
+    assert check(full, n, "edge_count", bins) == (n - 1, n - 1)
+    assert check(full, n, "triangle_count", bins) == ((n - 1) * (n - 2) // 2,) * 2
+    # with clamped bins the cumulative figure is min(B, n-1) + (n-1)
+    assert check(full, n, "cumulative_degree_histogram", 1) == (n, n)
+    # a VIP full policy is as bad as the full one for the complete histogram
+    assert check(P.full(vip=[0]), n, "degree_histogram", bins) == (2 * n, 2 * n)
+    # distance threshold θ = 2: 2(1 + θ)
+    assert check(P.distance_threshold(2), n, "degree_histogram", bins) == (6, 6)
+
+
+@pytest.mark.parametrize("n", [3, 4, 5])
+def test_vip_query_figures_are_tight(n):
+    bins = n - 1
+    for k in range(1, n):
+        vip = tuple(range(k))
+        attr = P.attribute(vip=vip)
+        # the paper's 2 (§3.2, §3.3) under the attribute VIP policy
+        assert check(attr, n, "standard_degree_histogram", bins, vip) == (2, 2)
+        assert check(attr, n, "vip_standard_histogram", bins, vip, "vip") == (2, 2)
+        assert check(attr, n, "vip_standard_histogram", bins, vip, "standard") == (2, 2)
+        # under a full VIP policy only the per-VIP histogram keeps its 2
+        full = P.full(vip=vip)
+        assert check(full, n, "standard_degree_histogram", bins, vip) == (2 * (n - k),) * 2
+        assert check(full, n, "vip_standard_histogram", bins, vip, "vip") == (2, 2)
+
+
+# ------------------------------------------------------------------------------- larger distances
+@pytest.mark.parametrize("name", list(POLICIES))
+def test_sound_at_every_distance_n4(name):
+    n, bins = 4, 3
+    gs = graphs(n)
+    for vip in vip_sets(n, every=False):
+        policy = POLICIES[name](vip, n)
+        metric = dpg.blowfish_distance(policy)
+        queries = list(ALL_QUERIES)
+        if vip is not None and len(vip) < n:
+            queries += ["standard_degree_histogram", ("vip_standard_histogram", "vip"), ("vip_standard_histogram", "standard")]
+        maps, outs = [], []
+        for q in queries:
+            query, side = (q, "vip") if isinstance(q, str) else q
+            t = (dpg.graph_domain(num_nodes=n), metric) >> make(query, bins, vip, side)
+            maps.append(t.map)
+            outs.append(outputs(n, query, bins, vip, side))
+        bounds = {}  # d -> bound of every query (one FFI call per distance, not per pair)
+        for i, j in itertools.combinations(range(len(gs)), 2):
+            d = metric.descriptor.distance(gs[i], gs[j])
+            if d == math.inf:
+                continue
+            if d not in bounds:
+                bounds[d] = [stability(d) for stability in maps]
+            for bound, out in zip(bounds[d], outs):
+                assert np.abs(out[i] - out[j]).sum() <= bound
+
+
+# ------------------------------------------------------------------------------- labels
+@pytest.mark.parametrize("policy", [P.attribute(), P.attribute(vip=[0]), P.full(), P.distance_threshold(2, vip=[1])])
+@pytest.mark.parametrize("c", [1, 2])
+def test_label_queries_sound_and_attribute_tight(policy, c):
+    n, vocab = 3, ["a", "b", "c"]
+    graphs3 = [lg for g in all_graphs(n) for lg in all_labelings(g, vocab[:2])]
+    domain = dpg.graph_domain(num_nodes=n, labeled=True)
+    metric = dpg.blowfish_distance(policy)
+    counts = (domain, metric) >> dpg.then_label_counts(c, vocab)
+    cmap = (domain, metric) >> dpg.then_label_count_map(c)
+    out_counts = np.array([counts(g) for g in graphs3])
+    out_maps = [cmap(g) for g in graphs3]
+    bounds, worst = {}, 0
+    for i, j in itertools.permutations(range(len(graphs3)), 2):
+        d = metric.descriptor.distance(graphs3[i], graphs3[j])
+        if d == math.inf:
+            continue
+        if d not in bounds:
+            bounds[d] = (counts.map(d), cmap.map(d))
+        diff = int(np.abs(out_counts[i] - out_counts[j]).sum())
+        assert diff <= bounds[d][0]
+        assert all(x <= y for x, y in zip(l01inf(out_maps[i], out_maps[j]), bounds[d][1]))
+        if d == 1:
+            worst = max(worst, diff)
+    if policy.secret_graph == "attribute" and c == 1:
+        assert worst == counts.map(1) == 2 * c  # relabelling {a} -> {b}
+
+
+# ------------------------------------------------------------------------------- construction
+def test_rules_refuse_what_they_cannot_bound():
+    full = dpg.blowfish_distance(P.full())
+    with pytest.raises(ValueError, match="num_nodes or max_degree"):
+        dpg.make_degree_histogram(dpg.graph_domain(), full, max_degree=3)
+    with pytest.raises(ValueError, match="num_nodes or max_degree"):
+        dpg.make_edge_count(dpg.graph_domain(), full)
+    # a degree bound alone suffices (node-level DP's figures)
+    assert dpg.make_degree_histogram(dpg.graph_domain(max_degree=3), full).map(1) == 12
+    assert dpg.make_edge_count(dpg.graph_domain(max_degree=3), full).map(2) == 6
+    # the attribute family needs neither
+    assert dpg.make_degree_histogram(dpg.graph_domain(), dpg.blowfish_distance(P.attribute()), max_degree=3).map(2) == 8
+    with pytest.raises(ValueError, match="policy has 4 people but the domain has 5"):
+        dpg.make_edge_count(dpg.graph_domain(num_nodes=5), dpg.blowfish_distance(P.attribute(num_nodes=4)))
+    with pytest.raises(ValueError, match="names person 7"):
+        dpg.make_edge_count(dpg.graph_domain(num_nodes=5), dpg.blowfish_distance(P.attribute(vip=[7])))
+
+
+def test_vip_query_arguments():
+    domain = dpg.graph_domain(num_nodes=4)
+    everyone = dpg.blowfish_distance(P.attribute())
+    with pytest.raises(ValueError, match="protects everyone"):
+        dpg.make_standard_degree_histogram(domain, everyone, max_degree=3)
+    with pytest.raises(ValueError, match="vip is required"):
+        dpg.make_standard_degree_histogram(domain, dpg.edge_distance(), max_degree=3)
+    with pytest.raises(ValueError, match="differs"):
+        dpg.make_standard_degree_histogram(domain, dpg.blowfish_distance(P.attribute(vip=[0])), max_degree=3, vip=[1])
+    with pytest.raises(ValueError, match="side"):
+        dpg.make_vip_standard_histogram(domain, dpg.edge_distance(), max_count=3, vip=[0], side="both")
+    with pytest.raises(ValueError, match="max_count is required"):
+        dpg.make_vip_standard_histogram(dpg.graph_domain(), dpg.edge_distance(), vip=[0])
+    with pytest.raises(ValueError, match="names person 9"):
+        dpg.make_vip_standard_histogram(domain, dpg.edge_distance(), max_count=3, vip=[9])
+    # under edge DP the standard histogram costs 4 per edge, under the VIP policy 2
+    t_edge = dpg.make_standard_degree_histogram(domain, dpg.edge_distance(), max_degree=3, vip=[0])
+    t_vip = dpg.make_standard_degree_histogram(domain, dpg.blowfish_distance(P.attribute(vip=[0])), max_degree=3)
+    assert (t_edge.map(1), t_vip.map(1)) == (4, 2)
+    # the run-time check on unknown people depends only on the public node count
+    t = dpg.make_standard_degree_histogram(dpg.graph_domain(), dpg.edge_distance(), max_degree=3, vip=[5])
+    with pytest.raises(dp.OpenDPException, match="names person 5"):
+        t(dpg.Graph.from_edges([0], [1], num_nodes=3))
+
+
+@pytest.mark.parametrize("side", ["vip", "standard"])
+def test_vip_queries_under_edge_distance_sound_and_tight(side):
+    n = 5
+    attribute_everyone = P.attribute()  # its one-step changes are exactly edge flips
+    for k in range(1, n):
+        vip = tuple(range(k))
+        out = outputs(n, "vip_standard_histogram", n - 1, vip, side)
+        idx = np.arange(len(out))
+        worst = max(int(np.abs(out - out[idx ^ s]).sum(axis=1).max()) for s in stars(attribute_everyone, n))
+        t = dpg.make_vip_standard_histogram(dpg.graph_domain(num_nodes=n), dpg.edge_distance(), max_count=n - 1, vip=vip, side=side)
+        assert worst == t.map(1) == 2
+        out = outputs(n, "standard_degree_histogram", n - 1, vip)
+        worst = max(int(np.abs(out - out[idx ^ s]).sum(axis=1).max()) for s in stars(attribute_everyone, n))
+        t = dpg.make_standard_degree_histogram(dpg.graph_domain(num_nodes=n), dpg.edge_distance(), max_degree=n - 1, vip=vip)
+        assert worst == t.map(1) == (4 if n - k >= 2 else 2)
