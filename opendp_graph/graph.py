@@ -93,7 +93,7 @@ class Graph:
     ['hi', 're']
     """
 
-    __slots__ = ("_num_nodes", "_src", "_dst", "_labels", "_vocabulary", "_node_ids", "_degrees", "_keys")
+    __slots__ = ("_num_nodes", "_src", "_dst", "_labels", "_vocabulary", "_node_ids", "_degrees", "_keys", "_hash")
 
     def __init__(
         self,
@@ -117,6 +117,7 @@ class Graph:
         object.__setattr__(self, "_node_ids", node_ids)
         object.__setattr__(self, "_degrees", None)
         object.__setattr__(self, "_keys", None)
+        object.__setattr__(self, "_hash", None)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Graph is immutable")
@@ -504,7 +505,10 @@ class Graph:
         return self._labels is None or self.label_sets() == other.label_sets()
 
     def __hash__(self) -> int:
-        return hash((self._num_nodes, self.edge_keys.tobytes()))
+        if self._hash is None:
+            labels = None if self._labels is None else tuple(self.label_sets())
+            object.__setattr__(self, "_hash", hash((self._num_nodes, self._node_ids, self.edge_keys.tobytes(), labels)))
+        return self._hash
 
     def __repr__(self) -> str:
         return f"Graph(num_nodes={self._num_nodes}, num_edges={self.num_edges}, labeled={self.is_labeled})"

@@ -122,7 +122,7 @@ class StabilityReport:
 
     pairs: int
     violations: list[tuple[Graph, Graph, Any, Any]]
-    tight: list[tuple[Graph, Graph]]
+    tight: list[tuple[Graph, Graph, Any]]
 
     @property
     def ok(self) -> bool:
@@ -145,17 +145,24 @@ def check_stability(
     function: Callable[[Graph], Any],
     stability_map: Callable[[Any], Any],
     pairs: Iterable[tuple[Graph, Graph]],
-    input_distance: Callable[[Graph, Graph], float],
+    input_distance: Callable[[Graph, Graph], float] | None,
     output_distance: Callable[[Any, Any], Any],
+    *,
+    input_distances: Sequence[float] | None = None,
 ) -> StabilityReport:
     """For each pair, check ``output_distance(f(x), f(x')) ≤ stability_map(input_distance(x, x'))``.
 
-    Pairs at infinite input distance are skipped. A pair is *tight* when some output coordinate
-    reaches the bound.
+    ``input_distances`` may give the input distances precomputed (one per pair) instead.
+    Pairs at infinite input distance are skipped. A pair is *tight* (reported with its input
+    distance) when some output coordinate reaches the bound.
     """
+    pairs = list(pairs)
+    if input_distances is None:
+        if input_distance is None:
+            raise ValueError("give input_distance or input_distances")
+        input_distances = [input_distance(x, y) for x, y in pairs]
     violations, tight, count = [], [], 0
-    for x, y in pairs:
-        d_in = input_distance(x, y)
+    for (x, y), d_in in zip(pairs, input_distances):
         if d_in == float("inf"):
             continue
         count += 1
@@ -164,5 +171,5 @@ def check_stability(
         if not _within(d_out, bound):
             violations.append((x, y, d_out, bound))
         elif _reaches(d_out, bound) and (d_out != 0 if not isinstance(d_out, tuple) else any(d_out)):
-            tight.append((x, y))
+            tight.append((x, y, d_in))
     return StabilityReport(pairs=count, violations=violations, tight=tight)

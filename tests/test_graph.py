@@ -1,0 +1,157 @@
+"""The Graph container: construction, canonical form, labels, converters, immutability."""
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import opendp_graph as dpg
+from opendp_graph import Graph
+
+
+def test_canonical_form_merges_duplicates_and_unites_labels():
+    g = Graph.from_edges([2, 0, 1, 1], [0, 1, 0, 2], labels=[["a"], ["b"], ["c", "b"], []])
+    assert g.num_nodes == 3 and g.num_edges == 3
+    assert g.edges.tolist() == [[0, 1], [0, 2], [1, 2]]
+    assert g.edge_labels(1, 0) == {"b", "c"}
+    assert g.edge_labels(0, 2) == {"a"}
+    assert g.edge_labels(2, 1) == frozenset()
+    assert g.vocabulary == ("a", "b", "c")
+    assert g.degrees.tolist() == [2, 2, 2]
+
+
+def test_isolated_nodes_and_node_ids():
+    g = Graph.from_edges([0], [1], num_nodes=4, node_ids=["ann", "bob", "cy", "di"])
+    assert g.num_nodes == 4 and g.degrees.tolist() == [1, 1, 0, 0]
+    nxg = g.to_networkx()
+    assert set(nxg.nodes) == {"ann", "bob", "cy", "di"} and nxg.has_edge("bob", "ann")
+
+
+def test_empty_graph():
+    g = Graph.from_edges([], [], num_nodes=3)
+    assert g.num_edges == 0 and g.max_degree == 0 and g.degrees.tolist() == [0, 0, 0]
+    assert Graph.from_edges([], []).num_nodes == 0
+
+
+def test_arrays_are_read_only_and_graph_is_immutable():
+    g = Graph.from_edges([0, 1], [1, 2], labels=[["x"], ["y"]])
+    for arr in (g.src, g.dst, g.degrees, g.edges, g.edge_keys, g.labels.data, g.labels.indices):
+        with pytest.raises(ValueError):
+            arr[0] = 5
+    with pytest.raises(AttributeError):
+        g.num_nodes = 7  # type: ignore[misc]
+
+
+def test_input_is_not_mutated():
+    src, dst = np.array([3, 1, 0]), np.array([1, 3, 2])
+    labels = [["b", "a"], ["c"], []]
+    Graph.from_edges(src, dst, labels=labels)
+    assert src.tolist() == [3, 1, 0] and dst.tolist() == [1, 3, 2] and labels == [["b", "a"], ["c"], []]
+    G = nx.path_graph(4)
+    nx.set_edge_attributes(G, {(0, 1): ["x"]}, "words")
+    before = nx.to_dict_of_dicts(G)
+    Graph.from_networkx(G, labels="words")
+    assert nx.to_dict_of_dicts(G) == before
+
+
+def test_self_loops_rejected_or_dropped_on_request():
+    with pytest.raises(ValueError, match="self-loop"):
+        Graph.from_edges([0, 1], [0, 2])
+    g = Graph.from_edges([0, 1], [0, 2], labels=[["loop"], ["ok"]], self_loops="drop")
+    assert g.num_edges == 1 and g.vocabulary == ("ok",)
+    with pytest.raises(ValueError, match="self_loops"):
+        Graph.from_edges([0], [1], self_loops="keep")
+
+
+def test_networkx_directed_and_multigraph_need_consent():
+    D = nx.DiGraph([(0, 1), (1, 0), (1, 2)])
+    with pytest.raises(ValueError, match="directed"):
+        Graph.from_networkx(D)
+    assert Graph.from_networkx(D, directed="ignore").num_edges == 2
+    M = nx.MultiGraph([(0, 1), (0, 1)])
+    with pytest.raises(ValueError, match="multigraph"):
+        Graph.from_networkx(M)
+    assert Graph.from_networkx(M, multiedges="merge").num_edges == 1
+    L = nx.Graph([(0, 0), (0, 1)])
+    with pytest.raises(ValueError, match="self-loop"):
+        Graph.from_networkx(L)
+
+
+def test_networkx_round_trip_with_labels():
+    G = nx.Graph()
+    G.add_edge("a", "b", words={"hi", "there"})
+    G.add_edge("b", "c")
+    G.add_node("z")
+    g = Graph.from_networkx(G, labels="words")
+    assert g.node_ids == ("a", "b", "c", "z") and g.is_labeled
+    assert g.edge_labels(0, 1) == {"hi", "there"} and g.edge_labels(1, 2) == frozenset()
+    back = g.to_networkx(label_attr="words")
+    assert set(back.edges) == {("a", "b"), ("b", "c")} and back.edges["a", "b"]["words"] == {"hi", "there"}
+    assert Graph.from_networkx(back, labels="words") == g
+
+
+@pytest.mark.parametrize(
+    "bad, err",
+    [
+        ("words", TypeError),  # a bare string is ambiguous
+        ([1, 2], TypeError),
+        (5, TypeError),
+    ],
+)
+def test_bad_labels(bad, err):
+    with pytest.raises(err, match="labels"):
+        Graph.from_edges([0], [1], labels=[bad])
+
+
+def test_bad_indices():
+    with pytest.raises(TypeError, match="integer"):
+        Graph.from_edges([0.5], [1])
+    with pytest.raises(TypeError, match="integer"):
+        Graph.from_edges(["a"], ["b"])
+    with pytest.raises(ValueError, match="negative"):
+        Graph.from_edges([-1], [1])
+    with pytest.raises(ValueError, match="num_nodes"):
+        Graph.from_edges([0], [5], num_nodes=3)
+    with pytest.raises(ValueError, match="different lengths"):
+        Graph.from_edges([0, 1], [1])
+    with pytest.raises(ValueError, match="labels has"):
+        Graph.from_edges([0, 1], [1, 2], labels=[["a"]])
+    with pytest.raises(TypeError, match="networkx"):
+        Graph.from_networkx([(0, 1)])
+
+
+def test_from_arrays_matches_from_edges():
+    rng = np.random.default_rng(0)
+    n, e, p = 30, 120, 7
+    src, dst = rng.integers(0, n, e), rng.integers(0, n, e)
+    keep = src != dst
+    src, dst = src[keep], dst[keep]
+    dense = rng.random((src.size, p)) < 0.3
+    vocab = [f"w{j}" for j in (6, 2, 4, 0, 1, 5, 3)]  # columns deliberately unsorted
+    fast = Graph.from_arrays(src, dst, n, label_matrix=sp.csr_array(dense), vocabulary=vocab)
+    slow = Graph.from_edges(src, dst, num_nodes=n, labels=[[vocab[j] for j in np.flatnonzero(row)] for row in dense])
+    assert fast == slow
+
+
+def test_equality_and_hash():
+    a = Graph.from_edges([0, 1], [1, 2])
+    b = Graph.from_edges([2, 1], [1, 0])
+    assert a == b and hash(a) == hash(b)
+    assert a != Graph.from_edges([0, 1], [1, 2], num_nodes=4)
+    assert a != a.with_label_sets([[], []])
+
+
+def test_matrices():
+    g = Graph.from_networkx(nx.karate_club_graph())
+    A = g.adjacency()
+    assert (A != A.T).nnz == 0 and A.sum() == 2 * g.num_edges
+    B = g.edge_adjacency()
+    assert np.array_equal(B.sum(axis=0), g.degrees)
+
+
+def test_repr_and_properties():
+    g = dpg.Graph.from_edges([0], [1], labels=[["x"]])
+    assert repr(g) == "Graph(num_nodes=2, num_edges=1, labeled=True)"
+    assert g.has_edge(1, 0) and not g.has_edge(0, 0)
+    with pytest.raises(KeyError):
+        g.edge_index(0, 0)
