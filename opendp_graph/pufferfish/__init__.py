@@ -1,3 +1,30 @@
-"""(in progress) The pufferfish part of opendp-graph. Names in ``__all__`` are lifted to the top level."""
+"""Pufferfish privacy for correlated edge properties (Shafieinejad et al., paper 001).
 
-__all__: list[str] = []
+The graph structure is public; the properties on the edges (e.g. the n-grams of the e-mails two
+people exchanged) are secret, and neighbouring edges are correlated. A correlation model
+(:class:`BinomialModel`, :class:`GlobalModel`, :class:`ConditionalModel`, or a baseline)
+describes the attackers; :func:`pufferfish_distance` turns it into an OpenDP input metric under
+which the label-count queries of :mod:`opendp_graph.transformations` have stability bounds, so
+``space >> dpg.then_label_counts(...) >> dp.m.then_laplace(scale)`` is the Wasserstein mechanism
+of Song, Wang & Chaudhuri (2017).
+
+Only :func:`pufferfish_distance` and :class:`PufferfishDistance` are lifted to ``dpg.``; the rest
+lives here: ``dpg.pufferfish.BinomialModel.fit(graph)``, ``dpg.pufferfish.w_infinity(p, q)``, ...
+"""
+
+from .wasserstein import QuantileGaps, quantile_gap_range, w_infinity
+from .models import (
+    BinomialModel,
+    ConditionalModel,
+    CorrelationModel,
+    EdgeLevelModel,
+    GlobalModel,
+    MarkovQuiltModel,
+    WassersteinReport,
+    fit_all,
+    flip_bound,
+)
+from .metric import PufferfishDistance, pufferfish_distance
+from .dp_fit import fit_binomial_dp
+
+__all__: list[str] = ["pufferfish_distance", "PufferfishDistance"]

@@ -1,0 +1,245 @@
+"""The Pufferfish metric: a correlation model as an OpenDP input metric, and its stability rules.
+
+**Pufferfish instantiation** (Kifer & Machanavajjhala 2014; paper 001 §4.2) of a release
+``M(G)`` calibrated with ``pufferfish_distance(model)``:
+
+* ``S = {s⁰ᵢₐ, s¹ᵢₐ}``: "edge ``i`` lacks / carries property ``a``", for every edge ``i`` of the
+  public structure and every property ``a``;
+* ``S_pairs = {(s⁰ᵢₐ, s¹ᵢₐ)}``: one pair per (edge, property);
+* ``Θ = Θ_M``: the attackers the model describes (:mod:`.models`: locality, the model's law of
+  the closed-neighbourhood count ``f`` — central edge included — and exchangeability).
+
+**What ``d_in`` means.** ``d(G, G') = 1`` when ``G`` and ``G'`` have the same structure and
+``G'`` arises from ``G`` by one *coupled secret flip* of the model: for some edge ``i`` and
+property ``a``, edge ``i`` gains ``a`` and ``k`` other edges of ``N[i]`` gain it too
+(``d = 1 + k``), or ``k ≥ 1`` of them lose it (``d = 1 − k``), with ``d`` in the model's range of
+quantile differences ``[d_min, d_max]`` (or the reverse). ``d`` is the path metric of this
+relation (so a metric; ``inf`` between different structures). The Pufferfish guarantee is
+about ``d_in = 1``: **one secret pair**.
+
+**Why a ``d_in = 1`` stability bound gives Pufferfish privacy** (Song, Wang & Chaudhuri 2017,
+Theorem 3.2, in coupling form). For ``θ ∈ Θ_M`` and a pair ``(s⁰ᵢₐ, s¹ᵢₐ)``, :mod:`.models`
+builds a coupling ``γ`` of ``θ(G | s⁰)`` and ``θ(G | s¹)`` supported on pairs at distance ≤ 1.
+If a measurement ``m`` satisfies ``Pr[m(G) ∈ T] ≤ e^ε Pr[m(G') ∈ T] (+ δ)`` whenever
+``d(G, G') ≤ 1`` — which is what OpenDP's ``meas.check(1, ε)`` certifies — then
+``Pr[m(G) ∈ T | s⁰] = Σ γ(G, G') Pr[m(G) ∈ T] ≤ e^ε Σ γ(G, G') Pr[m(G') ∈ T] (+ δ) =
+e^ε Pr[m(G) ∈ T | s¹] (+ δ)``, and symmetrically.
+
+**Composition.** Because ``γ`` couples whole labellings and does not depend on the query,
+the same argument applies to any (adaptive) composition of measurements that all use *this*
+metric: OpenDP's compositors sum ε exactly as for DP with a fixed neighbour relation, and the
+convex-combination step above carries the sum over to Pufferfish (for ``(ε, δ)`` and for ρ-zCDP,
+whose divergences are jointly quasi-convex). This is the content of Song et al. Theorem 4.4
+for Markov-quilt releases; the general non-composability of the Wasserstein mechanism
+(Kifer–Machanavajjhala; Song et al. §3) arises when Θ is described only through the laws of one
+query's output, which is not the case for ``Θ_M``. Releases that use *different* models (or a
+Pufferfish metric and any other metric) **cannot** be composed by OpenDP: the metric's
+identifier includes the model's class, parameters and a content hash of its fitted arrays, so
+two different models never share an identifier and the compositors refuse the mix.
+
+**Data dependence.** If the model was fitted on the private graph, all of the above holds for
+the attacker class of that fitted model only, and the model itself is an unprotected function
+of the data (``model.data_dependent``; :meth:`~.models.CorrelationModel.summary`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+import opendp.prelude as dp
+
+from ..graph import Graph
+from ..metrics import integer_d_in
+from ..transformations._core import stability_rule
+from .models import CorrelationModel
+
+__all__ = ["PufferfishDistance", "pufferfish_distance"]
+
+INF = math.inf
+
+
+@dataclass(frozen=True, repr=False)
+class PufferfishDistance:
+    """Descriptor of :func:`pufferfish_distance`; its ``repr`` (every field) is the identifier.
+
+    ``model`` is compared through ``model_repr`` (class, parameters, provenance and a content
+    hash of the fitted arrays), so two different models never give equal metrics.
+    """
+
+    model_repr: str
+    d_min: int
+    d_max: int
+    flip_bound: int
+    W: int
+    model: CorrelationModel = field(compare=False)
+
+    def __repr__(self) -> str:
+        return (
+            f"PufferfishDistance(model={self.model_repr}, d_min={self.d_min}, d_max={self.d_max}, "
+            f"flip_bound={self.flip_bound}, W={self.W})"
+        )
+
+    # -------------------------------------------------------------- exact distance (tests)
+    def related(self, g1: Graph, g2: Graph) -> bool:
+        """Whether ``g2`` arises from ``g1`` (or ``g1`` from ``g2``) by one coupled secret flip."""
+        if not _same_structure(g1, g2):
+            return False
+        a_sets, b_sets = g1.label_sets(), g2.label_sets()
+        diff = [i for i, (x, y) in enumerate(zip(a_sets, b_sets)) if x != y]
+        if not diff:
+            return False
+        props = set()
+        for i in diff:
+            props |= a_sets[i] ^ b_sets[i]
+        if len(props) != 1:
+            return False
+        (a,) = props
+        for lo, hi in ((a_sets, b_sets), (b_sets, a_sets)):
+            gained = [i for i in diff if a not in lo[i] and a in hi[i]]
+            lost = [i for i in diff if a in lo[i] and a not in hi[i]]
+            for centre in gained:
+                others_gain = [i for i in gained if i != centre]
+                if others_gain and lost:
+                    continue
+                d = 1 + len(others_gain) - len(lost)
+                if not (self.d_min <= d <= self.d_max):
+                    continue
+                hood = _closed_neighbourhood(g1, centre)
+                if all(i in hood for i in diff):
+                    return True
+        return False
+
+    def distance(self, g1: Graph, g2: Graph) -> float:
+        """Exact path distance in the coupled-flip relation (breadth-first search over
+        labellings: exponential, for tests on tiny graphs). ``inf`` across structures."""
+        if not _same_structure(g1, g2):
+            return INF
+        if g1 == g2:
+            return 0
+        if self.related(g1, g2):
+            return 1
+        target = tuple(g2.label_sets())
+        props = sorted(set().union(*g1.label_sets(), *g2.label_sets()))
+        start = tuple(g1.label_sets())
+        seen = {start: 0}
+        queue = deque([start])
+        while queue:
+            state = queue.popleft()
+            for nxt in self._steps(g1, state, props):
+                if nxt not in seen:
+                    seen[nxt] = seen[state] + 1
+                    if nxt == target:
+                        return seen[nxt]
+                    queue.append(nxt)
+        return INF
+
+    def _steps(self, g: Graph, state: tuple, props: list[str]):
+        for centre in range(g.num_edges):
+            others = sorted(_closed_neighbourhood(g, centre) - {centre})
+            for a in props:
+                for direction in (+1, -1):  # +1: centre gains a; -1: the reverse flip (centre loses a)
+                    has = a in state[centre]
+                    if (direction == +1 and has) or (direction == -1 and not has):
+                        continue
+                    for k in range(len(others) + 1):
+                        for same_way in (True, False):
+                            if k == 0 and not same_way:
+                                continue
+                            d = 1 + k if same_way else 1 - k
+                            if not (self.d_min <= d <= self.d_max):
+                                continue
+                            # same_way: neighbours flip like the centre; else the opposite way
+                            want_has = not has if same_way else has
+                            pool = [i for i in others if (a in state[i]) != want_has]
+                            for chosen in itertools.combinations(pool, k):
+                                new = list(state)
+                                for i in (centre, *chosen):
+                                    new[i] = new[i] ^ frozenset([a])
+                                yield tuple(new)
+
+
+def _same_structure(g1: Graph, g2: Graph) -> bool:
+    import numpy as np
+
+    return (
+        g1.same_node_set(g2)
+        and g1.is_labeled
+        and g2.is_labeled
+        and np.array_equal(g1.edge_keys, g2.edge_keys)
+    )
+
+
+def _closed_neighbourhood(g: Graph, i: int) -> set[int]:
+    u, v = int(g.src[i]), int(g.dst[i])
+    src, dst = g.src.tolist(), g.dst.tolist()
+    return {j for j in range(g.num_edges) if {src[j], dst[j]} & {u, v}}
+
+
+def pufferfish_distance(model: CorrelationModel) -> dp.Metric:
+    """The Pufferfish metric of a correlation model (see the module docstring for S, S_pairs,
+    Θ, the meaning of ``d_in`` and composition).
+
+    ``space >> dpg.then_label_counts(c, vocabulary) >> dp.m.then_laplace(scale)`` is then the
+    Wasserstein mechanism (Song et al. Theorem 3.2) and ``>> dp.m.then_laplace_threshold(...)``
+    the correlation-aware set union; ``meas.map(1)`` is the ε for one secret pair.
+
+    :example:
+
+    >>> import opendp.prelude as dp, opendp_graph as dpg
+    >>> dp.enable_features("contrib", "honest-but-curious")
+    >>> model = dpg.pufferfish.BinomialModel(p0=0.01, p1=0.3, neighbour_counts=range(20))
+    >>> model.W, model.flip_bound
+    (13, 13)
+    >>> space = dpg.graph_domain(labeled=True), dpg.pufferfish_distance(model)
+    >>> t = space >> dpg.then_label_counts(2, ["gas", "power"])
+    >>> t.map(1)   # 2 · flip bound: each flipped edge moves at most two counts by one
+    26
+    """
+    dp.assert_features("contrib", "honest-but-curious")
+    if not isinstance(model, CorrelationModel):
+        raise TypeError(f"model must be a correlation model from opendp_graph.pufferfish, got {type(model).__name__}")
+    report = model.wasserstein()
+    descriptor = PufferfishDistance(
+        model_repr=repr(model), d_min=report.d_min, d_max=report.d_max, flip_bound=report.flip_bound, W=report.W, model=model
+    )
+    return dp.user_distance(repr(descriptor), descriptor=descriptor)
+
+
+# ----------------------------------------------------------------------------- stability
+@stability_rule("label_counts", PufferfishDistance)
+def _pufferfish_counts(domain, metric: PufferfishDistance, c):
+    """``d_out = 2·F·d_in`` (L1), ``F`` = the model's flip bound.
+
+    Proof (``d_in = 1``; larger ``d_in`` by the triangle inequality). The coupled labellings
+    differ only in property ``a``, on at most ``F`` edges (:func:`.models.flip_bound`). Each
+    edge contributes its first ``c`` vocabulary properties, a rule that reads only that edge:
+    when the edge gains (loses) ``a``, its contributed set gains (loses) at most ``a`` and loses
+    (regains) at most one other property — ``c`` plays no further role. So each flipped edge
+    moves the count vector by at most 2 in L1: ``2F``. Tight: ``F`` flipped edges each holding
+    ``c`` properties ranked after ``a``. (The paper's ``c·W``, §5.1.1, is at least this whenever
+    ``c ≥ 2`` and ``d_min ≥ 1``; without the contribution bound only ``a`` moves, by ``≤ W``.)
+    """
+    bound = 2 * metric.flip_bound
+    return lambda d_in: bound * integer_d_in(d_in)
+
+
+@stability_rule("label_count_map", PufferfishDistance)
+def _pufferfish_map(domain, metric: PufferfishDistance, c):
+    """``(ℓ0, ℓ1, ℓ∞) = ((1 + F)·d, 2F·d, F·d)``.
+
+    Proof (``d_in = 1``): as for ``label_counts``, ``≤ F`` edges flip, each changing its
+    contribution by ``a`` and at most one displaced property. Changed keys: ``a`` and at most
+    one displaced property per flipped edge, ``1 + F``; L1 ``2F``; one count moves by at most the
+    number of flipped edges, ``F``. Subadditive in ``d_in``.
+    """
+    f = metric.flip_bound
+
+    def stability(d_in):
+        d = integer_d_in(d_in)
+        return ((1 + f) * d, 2 * f * d, f * d)
+
+    return stability

@@ -1,0 +1,133 @@
+"""W∞: against couplings (linear programming), quantile functions and exact binomials."""
+
+import itertools
+from fractions import Fraction
+from itertools import accumulate
+from math import comb
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+from scipy.stats import wasserstein_distance
+
+from opendp_graph.pufferfish import quantile_gap_range, w_infinity
+from opendp_graph.pufferfish.wasserstein import binomial_gap_range
+
+
+def coupling_exists(p, q, w) -> bool:
+    """Is there a coupling of p and q supported on |x - y| <= w? (an LP feasibility problem)"""
+    kp, kq = len(p), len(q)
+    allowed = [(x, y) for x in range(kp) for y in range(kq) if abs(x - y) <= w]
+    a_eq, b_eq = [], []
+    for x in range(kp):
+        a_eq.append([1.0 if xx == x else 0.0 for xx, _ in allowed])
+        b_eq.append(p[x])
+    for y in range(kq):
+        a_eq.append([1.0 if yy == y else 0.0 for _, yy in allowed])
+        b_eq.append(q[y])
+    res = linprog(np.zeros(len(allowed)), A_eq=a_eq, b_eq=b_eq, bounds=(0, None), method="highs")
+    return res.status == 0
+
+
+def brute_w_infinity(p, q) -> int:
+    for w in range(max(len(p), len(q)) + 1):
+        if coupling_exists(p, q, w):
+            return w
+    raise AssertionError("unreachable")
+
+
+def quantile_brute(p, q):
+    """(d_min, d_max) by evaluating both quantile functions at the midpoint of every level interval."""
+    p = [Fraction(x) for x in np.asarray(p).tolist()]
+    q = [Fraction(x) for x in np.asarray(q).tolist()]
+    p = [x / sum(p) for x in p]
+    q = [x / sum(q) for x in q]
+    cp, cq = list(accumulate(p)), list(accumulate(q))
+    levels = sorted(set(cp) | set(cq) | {Fraction(0)})
+    gaps = []
+    for lo, hi in zip(levels, levels[1:]):
+        t = (lo + hi) / 2
+        qp = next(i for i, c in enumerate(cp) if c >= t)
+        qq = next(i for i, c in enumerate(cq) if c >= t)
+        gaps.append(qq - qp)
+    return min(gaps), max(gaps)
+
+
+def random_vector(rng, k, integer):
+    v = rng.integers(0, 4, size=k)
+    v[rng.integers(0, k)] += 1
+    if integer:
+        return v
+    return v / v.sum()
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_against_linear_programming_and_quantiles(seed):
+    rng = np.random.default_rng(seed)
+    p = random_vector(rng, int(rng.integers(1, 6)), integer=bool(seed % 2))
+    q = random_vector(rng, int(rng.integers(1, 6)), integer=bool(seed % 3 == 0))
+    pf = np.asarray(p, dtype=float) / np.sum(p)
+    qf = np.asarray(q, dtype=float) / np.sum(q)
+    w = w_infinity(p, q)
+    assert w == brute_w_infinity(pf, qf)
+    assert tuple(quantile_gap_range(p, q)) == quantile_brute(p, q)
+    # symmetric, non-negative, at least W1, zero iff equal
+    assert w_infinity(q, p) == w
+    values_p, values_q = np.arange(pf.size), np.arange(qf.size)
+    assert w >= wasserstein_distance(values_p, values_q, pf, qf) - 1e-12
+    k = max(pf.size, qf.size)
+    same = np.allclose(np.pad(pf, (0, k - pf.size)), np.pad(qf, (0, k - qf.size)))
+    assert (w == 0) == same
+
+
+def test_known_cases_and_ties():
+    assert w_infinity([1.0], [1.0]) == 0
+    assert w_infinity([1.0], [0.0, 0.0, 1.0]) == 2
+    assert w_infinity([0.5, 0.5], [0.5, 0.0, 0.5]) == 1
+    # exact tie at level 1/2: quantile functions 0|1 and 0|2
+    assert quantile_gap_range([0.5, 0.5], [0.5, 0.0, 0.5]) == (0, 1)
+    # a vanishing mass far away still counts (W∞ is a sup, not an average)
+    assert w_infinity([1 - 1e-12, 0, 0, 0, 1e-12], [1.0]) == 4
+    # integer counts are normalised exactly: 1/3 vs 1/3 tie
+    assert w_infinity([1, 2], [2, 4]) == 0
+    assert w_infinity([1, 0, 2], [2, 0, 4]) == 0
+
+
+def test_validation():
+    with pytest.raises(ValueError, match="sum to 1"):
+        w_infinity([0.5, 0.4], [1.0])
+    with pytest.raises(ValueError, match="negative"):
+        w_infinity([2, -1], [1])
+    with pytest.raises(ValueError, match="no mass"):
+        w_infinity([0, 0], [1])
+    with pytest.raises(ValueError, match="one-dimensional"):
+        w_infinity([[1.0]], [1.0])
+    with pytest.raises(ValueError, match="empty"):
+        w_infinity([], [1.0])
+    with pytest.raises(TypeError, match="numbers"):
+        w_infinity(["a"], [1.0])
+    with pytest.raises(ValueError, match="NaN"):
+        w_infinity([float("nan")], [1.0])
+
+
+def exact_binomial_gaps(n, p0, p1):
+    p0, p1 = Fraction(p0), Fraction(p1)
+    a = [comb(n, k) * p0**k * (1 - p0) ** (n - k) for k in range(n + 1)]
+    b = [Fraction(0)] + [comb(n, k) * p1**k * (1 - p1) ** (n - k) for k in range(n + 1)]
+    ca, cb = list(accumulate(a)), list(accumulate(b))
+
+    def q(c, t):
+        return next(i for i, x in enumerate(c) if x >= t)
+
+    d_max = max(q(cb, ca[x]) - x for x in range(len(a)) if a[x] > 0)
+    d_min = -max(q(ca, cb[y]) - y for y in range(len(b)) if b[y] > 0)
+    return d_min, d_max
+
+
+@pytest.mark.parametrize(
+    "n,p0,p1",
+    [(0, 0.1, 0.2), (1, 0.5, 0.5), (5, 0.0, 1.0), (7, 1.0, 0.0), (12, 0.01, 0.3), (20, 0.3, 0.01), (30, 0.25, 0.25), (40, 0.002, 0.08)]
+    + [(n, p0, p1) for n, p0, p1 in itertools.product((3, 17), (0.05, 0.6), (0.1, 0.9))],
+)
+def test_binomial_gaps_exact_including_tails(n, p0, p1):
+    assert tuple(binomial_gap_range(n, p0, p1)) == exact_binomial_gaps(n, p0, p1)
