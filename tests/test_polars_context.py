@@ -76,8 +76,9 @@ def test_person_level_counts_per_department_on_email_eu(eu_log):
 def test_person_bound_violated_on_email_eu_is_refused(eu_log):
     worst = int(dpg.polars.rows_per_person(eu_log, "sender", "recipient")["rows"].max())
     assert worst == 545
-    with pytest.raises(ValueError, match=r"max_messages=500 per person: .* \(up to 545\)"):
-        compositor(eu_log, person_unit("sender", "recipient", max_messages=500), dp.loss_of(epsilon=1.0), split_evenly_over=1)
+    with pytest.raises(ValueError, match=r"max_messages=544 per person"):
+        compositor(eu_log, person_unit("sender", "recipient", max_messages=544), dp.loss_of(epsilon=1.0), split_evenly_over=1)
+    compositor(eu_log, person_unit("sender", "recipient", max_messages=545), dp.loss_of(epsilon=1.0), split_evenly_over=1)
 
 
 def test_person_level_on_enron_departments(shared_data):
@@ -85,8 +86,9 @@ def test_person_level_on_enron_departments(shared_data):
     log = dpg.datasets.load_enron_messages(folder)
     employees = dpg.datasets.load_enron_employees(folder).select(pl.col("id").alias("sender"), pl.col("department"))
     log = log.join(employees, on="sender", how="left")
-    with pytest.raises(ValueError, match="up to 4705"):
-        compositor(log, person_unit("sender", "recipient", max_messages=4000), dp.loss_of(epsilon=1.0), split_evenly_over=1)
+    with pytest.raises(ValueError, match="max_messages=4704 per person"):
+        compositor(log, person_unit("sender", "recipient", max_messages=4704), dp.loss_of(epsilon=1.0), split_evenly_over=1)
+    compositor(log, person_unit("sender", "recipient", max_messages=4705), dp.loss_of(epsilon=1.0), split_evenly_over=1)
     unit = person_unit("sender", "recipient", max_messages=5000, neighbouring="add_remove")
     ctx = compositor(log, unit, dp.loss_of(epsilon=1.0), split_evenly_over=1)
     keys = pl.DataFrame({"department": ["Legal", "Other", "Trading"]})

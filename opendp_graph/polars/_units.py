@@ -169,8 +169,9 @@ class PrivacyUnit:
         """Verify the declared bound on ``frame``; raise ``ValueError`` if it fails.
 
         Identifier units declare nothing and always pass. A failure means the table is not in
-        the input domain the guarantee is stated for; the message names the declared bound and
-        how far the table exceeds it (that is the only thing it reveals).
+        the input domain the guarantee is stated for; the message names only the declared bound
+        (whether the check fails is the one bit it reveals; :func:`rows_per_person` gives the
+        curator the counts, outside any privacy guarantee).
         """
         from ._convert import _as_lazy
 
@@ -181,14 +182,11 @@ class PrivacyUnit:
         if self.max_messages is None:
             return
         counts = rows_per_person(frame, self.src, self.dst) if self.bound_on == "person" else rows_per_pair(frame, self.src, self.dst)
-        worst = int(counts["rows"].max() or 0)
-        if worst > self.max_messages:
-            over = int((counts["rows"] > self.max_messages).sum())
+        if int(counts["rows"].max() or 0) > self.max_messages:
             raise ValueError(
-                f"the table violates the declared bound max_messages={self.max_messages} per {self.bound_on}: "
-                f"{over} {self.bound_on}(s) appear in more rows (up to {worst}); the {self.unit}-level guarantee "
-                "would not hold. Declare a larger public bound, or use an identifier unit (max_messages=None) "
-                "and truncate in the query"
+                f"the table violates the declared bound max_messages={self.max_messages} per {self.bound_on}, so the "
+                f"{self.unit}-level guarantee would not hold. Declare a larger public bound, or use an identifier "
+                "unit (max_messages=None) and truncate in the query"
             )
 
     def __repr__(self) -> str:
@@ -489,13 +487,13 @@ def check_privacy_unit(privacy_unit: tuple[Any, Any], unit: PrivacyUnit, frame: 
                 rows, groups = _group_bounds(frame, unit, list(bound.by))
                 if bound.per_group is not None and bound.per_group < factor * rows:
                     raise ValueError(
-                        f"{bound} does not hold: one {unit.bound_on} has {rows} rows in one group, so one {what} "
-                        f"changes up to {factor}·{rows} = {factor * rows} rows of a group"
+                        f"{bound} does not hold on this table: one {what} may change more than per_group rows of "
+                        f"one group (a {unit.bound_on}'s rows in a group, times {factor})"
                     )
                 if bound.num_groups is not None and bound.num_groups < factor * groups:
                     raise ValueError(
-                        f"{bound} does not hold: one {unit.bound_on} appears in {groups} groups, so one {what} "
-                        f"touches up to {factor}·{groups} = {factor * groups} groups"
+                        f"{bound} does not hold on this table: one {what} may touch more than num_groups groups "
+                        f"(a {unit.bound_on}'s groups, times {factor})"
                     )
     else:
         if isinstance(d_in, bool) or not isinstance(d_in, Integral):
