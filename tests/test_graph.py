@@ -155,3 +155,15 @@ def test_repr_and_properties():
     assert g.has_edge(1, 0) and not g.has_edge(0, 0)
     with pytest.raises(KeyError):
         g.edge_index(0, 0)
+
+
+def test_sort_based_unique_matches_numpy():
+    from opendp_graph.graph import _unique_keys
+
+    rng = np.random.default_rng(3)
+    for size in (0, 1, 7, 1000):
+        keys = rng.integers(0, 50, size).astype(np.int64)
+        assert np.array_equal(_unique_keys(keys), np.unique(keys))
+        uniq, inv = _unique_keys(keys, return_inverse=True)
+        ref_uniq, ref_inv = np.unique(keys, return_inverse=True)
+        assert np.array_equal(uniq, ref_uniq) and np.array_equal(inv, ref_inv.reshape(-1))
