@@ -53,7 +53,7 @@ class GraphDistribution:
     >>> d = GraphDistribution.independent_edges(3, 0.5)
     >>> len(d), round(float(d.probabilities.sum()), 12)
     (8, 1.0)
-    >>> d.edge_probability(0, 1)
+    >>> round(d.edge_probability(0, 1), 12)
     0.5
     """
 
