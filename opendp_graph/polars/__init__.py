@@ -11,7 +11,8 @@ chooses *what to protect* and then writes ordinary OpenDP Polars queries::
 
 * converters: :func:`graph_from_polars` (also ``Graph.from_polars``) and :func:`graph_to_polars`;
 * units: :func:`edge_unit`, :func:`edge_group_unit`, :func:`edge_content_unit`,
-  :func:`person_unit` (each a :class:`PrivacyUnit` with the OpenDP ``(metric, d_in)``);
+  :func:`person_unit`, :func:`pufferfish_unit` on an :func:`edge_label_table` (each a
+  :class:`PrivacyUnit` with the OpenDP ``(metric, d_in)``);
 * checks: :func:`check_privacy_unit` (does a hand-written ``dp.unit_of`` protect the unit?),
   :func:`rows_per_person`, :func:`rows_per_pair`;
 * accounting: :func:`compositor` → :class:`UnitContext`, :func:`loss_for`.
@@ -25,10 +26,12 @@ from ._units import (
     PrivacyUnit,
     check_privacy_unit,
     edge_content_unit,
+    edge_label_table,
     edge_group_unit,
     edge_unit,
     pair_identifier,
     person_unit,
+    pufferfish_unit,
     rows_per_pair,
     rows_per_person,
 )

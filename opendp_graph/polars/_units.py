@@ -52,6 +52,8 @@ __all__ = [
     "edge_group_unit",
     "edge_content_unit",
     "person_unit",
+    "pufferfish_unit",
+    "edge_label_table",
     "rows_per_person",
     "rows_per_pair",
     "check_privacy_unit",
@@ -181,6 +183,9 @@ class PrivacyUnit:
                 raise ValueError(f"{role} column {name!r} is not in the table; its columns are {list(schema)}")
         if self.max_messages is None:
             return
+        if self.bound_on == "edge label":
+            _check_edge_label_table(frame, self.src, self.dst, self.extra["label"])
+            return
         counts = rows_per_person(frame, self.src, self.dst) if self.bound_on == "person" else rows_per_pair(frame, self.src, self.dst)
         if int(counts["rows"].max() or 0) > self.max_messages:
             raise ValueError(
@@ -190,10 +195,31 @@ class PrivacyUnit:
             )
 
     def __repr__(self) -> str:
-        bound = "" if self.max_messages is None else f", max_messages={self.max_messages} per {self.bound_on}"
+        if self.max_messages is None:
+            bound = ""
+        elif self.bound_on == "edge label":
+            bound = ", one row per (edge, label)"
+        else:
+            bound = f", max_messages={self.max_messages} per {self.bound_on}"
         return (
             f"PrivacyUnit(unit={self.unit!r}, d_in={self.per_unit} {self.measured_in} under {self.metric}{bound}, "
             f"neighbouring={self.neighbouring!r})"
+        )
+
+
+def _check_edge_label_table(frame: Any, src: str, dst: str, label: str) -> None:
+    import polars as pl
+
+    from ._convert import _as_lazy
+
+    lazy = _as_lazy(frame)
+    if label not in lazy.collect_schema():
+        raise ValueError(f"label column {label!r} is not in the table; build one with dpg.polars.edge_label_table(graph)")
+    keys = lazy.select(pair_identifier(src, dst).alias("_pair"), pl.col(label).alias("_label")).collect()
+    if keys["_label"].null_count() or keys.is_duplicated().any():
+        raise ValueError(
+            "the table is not an edge-label table (one row per edge and label, no nulls): a secret flip "
+            "could move more rows than the flip bound; build it with dpg.polars.edge_label_table(graph)"
         )
 
 
@@ -366,6 +392,82 @@ def person_unit(
         bound_on="person",
         neighbouring=neighbouring,
         guarantee=f"all messages one person sent or received (at most {d} rows, declared) may be {verb}",
+    )
+
+
+def edge_label_table(graph: Any, *, src: str = "src", dst: str = "dst", label: str = "label"):
+    """The labels of a graph as a Polars table with one row per (edge, label): ``src, dst, label``.
+
+    This is the table on which :func:`pufferfish_unit` is stated (an edge without labels has no
+    row; the structure is public anyway). Built from :func:`~opendp_graph.polars.graph_to_polars`.
+
+    >>> import opendp_graph as dpg
+    >>> g = dpg.Graph.from_edges([0, 1], [1, 2], labels=[["gas", "power"], []])
+    >>> dpg.polars.edge_label_table(g).rows()
+    [(0, 1, 'gas'), (0, 1, 'power')]
+    """
+    import polars as pl
+
+    from ._convert import graph_to_polars
+
+    if not getattr(graph, "is_labeled", False):
+        raise ValueError("edge_label_table needs a labeled graph")
+    table = graph_to_polars(graph, src=src, dst=dst, labels=label)
+    return table.explode(label).filter(pl.col(label).is_not_null())
+
+
+def pufferfish_unit(model: Any, src: str = "src", dst: str = "dst", *, label: str = "label") -> PrivacyUnit:
+    """Protect each secret "edge ``i`` carries label ``a``" under a Pufferfish correlation model.
+
+    :param model: a correlation model of :mod:`opendp_graph.pufferfish` (``BinomialModel``,
+        ``GlobalModel``, ``ConditionalModel``, ``EdgeLevelModel``, ``MarkovQuiltModel``), which
+        must describe this graph's public structure, as for :func:`~opendp_graph.pufferfish_distance`.
+    :param src: first endpoint column.
+    :param dst: second endpoint column.
+    :param label: the label column of an *edge-label table*, one row per (edge, label) with no
+        duplicates (:func:`edge_label_table`); checked by the context.
+    :return: a row-level unit, ``SymmetricDistance`` with ``d_in = F``, the model's flip bound.
+
+    **Privacy guarantee.** The unit is one secret pair ``(s⁰ᵢₐ, s¹ᵢₐ)`` of the Pufferfish
+    instantiation of :func:`~opendp_graph.pufferfish_distance` (paper 001 §4.2; Song, Wang &
+    Chaudhuri 2017, Theorem 3.2). Its coupling pairs labellings that differ only in label ``a``
+    on at most ``F`` edges (the flip bound), so the two edge-label tables differ in at most ``F``
+    rows ``(edge, a)``: ``SymmetricDistance ≤ F``. A measurement ``m`` with ``m.check(F, ε)``
+    therefore satisfies ``Pr[m(T(G)) ∈ S] ≤ e^ε Pr[m(T(G')) ∈ S]`` for every coupled pair
+    ``(G, G')``, and averaging over the coupling gives ε-Pufferfish privacy for the attackers
+    ``Θ_M`` of the model (the argument of :mod:`opendp_graph.pufferfish.metric`, including its
+    composition within one model). The table must hold each (edge, label) at most once: with
+    duplicates one flip would move several rows. The count of one label moves by ``|d| ≤ W``
+    while ``F`` rows change, so OpenDP's row bound ``F`` equals Song et al.'s ``W`` when the
+    model's quantile gaps are at least 1 and exceeds it otherwise. If the model was fitted on the
+    private graph, the noise scale depends on the private data and the guarantee holds only for
+    the attacker class of that fitted model (``model.summary()``; recorded in the unit).
+
+    >>> import opendp_graph as dpg
+    >>> dpg.polars.pufferfish_unit(dpg.pufferfish.EdgeLevelModel()).privacy_unit
+    (SymmetricDistance(), 1)
+    """
+    dp.assert_features("contrib", "honest-but-curious")
+    from ..pufferfish import CorrelationModel
+
+    if not isinstance(model, CorrelationModel):
+        raise TypeError(f"model must be a correlation model from opendp_graph.pufferfish, got {type(model).__name__}")
+    src, dst, label = _column_name(src, "src"), _column_name(dst, "dst"), _column_name(label, "label")
+    flips = int(model.flip_bound)
+    dependent = bool(model.data_dependent)
+    note = " (model fitted on the private data: the guarantee holds for its own attacker class only)" if dependent else ""
+    return PrivacyUnit(
+        unit="secret edge label",
+        src=src,
+        dst=dst,
+        metric=dp.symmetric_distance(),
+        per_unit=flips,
+        measured_in="rows",
+        max_messages=1,
+        bound_on="edge label",
+        neighbouring="replace",
+        guarantee=f"whether one edge carries one label, under {model!r} (at most {flips} edges flip together){note}",
+        extra={"model": model, "label": label, "data_dependent": dependent, "W": int(model.W)},
     )
 
 

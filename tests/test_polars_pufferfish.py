@@ -1,0 +1,100 @@
+"""Pufferfish edge-label privacy on Polars edge-label tables: the row bound of one coupled
+secret flip, by brute force, and the label counts of Enron under a correlation model."""
+
+import itertools
+
+import numpy as np
+import opendp.prelude as dp
+import polars as pl
+import pytest
+
+import opendp_graph as dpg
+from opendp_graph.polars import compositor, edge_label_table, pufferfish_unit
+from opendp_graph.testing import all_graphs, all_labelings
+
+VOCABULARY = ["california", "contract", "deal", "enron", "gas", "meeting", "power", "price", "report", "update"]
+
+
+def _rows(graph):
+    return set(edge_label_table(graph).rows())
+
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        dpg.pufferfish.EdgeLevelModel(),
+        dpg.pufferfish.MarkovQuiltModel(3),
+        dpg.pufferfish.BinomialModel(p0=0.05, p1=0.9, neighbour_counts=range(6)),
+    ],
+    ids=["edge-level", "markov-quilt-3", "binomial"],
+)
+def test_one_coupled_flip_moves_at_most_flip_bound_rows(model):
+    """For every pair of labelled graphs (<= 4 nodes, <= 4 edges, one property) related by one
+    coupled secret flip of the model, the edge-label tables differ in <= F rows; attained."""
+    unit = pufferfish_unit(model)
+    relation = dpg.pufferfish_distance(model).descriptor
+    assert unit.per_unit == model.flip_bound
+    worst = related_pairs = 0
+    for g in all_graphs(4):
+        if not 1 <= g.num_edges <= 4:
+            continue
+        labellings = list(all_labelings(g, ["a"]))
+        rows = [_rows(lab) for lab in labellings]
+        for (i, g1), (j, g2) in itertools.product(enumerate(labellings), repeat=2):
+            if relation.related(g1, g2):
+                related_pairs += 1
+                moved = len(rows[i] ^ rows[j])
+                assert moved <= unit.per_unit
+                worst = max(worst, moved)
+    assert related_pairs > 0
+    assert worst == min(unit.per_unit, 4)  # the flip bound is reached when the graph is big enough
+
+
+def test_edge_label_table_check():
+    g = dpg.Graph.from_edges([0, 1], [1, 2], labels=[["gas", "power"], ["gas"]])
+    table = edge_label_table(g)
+    unit = pufferfish_unit(dpg.pufferfish.EdgeLevelModel())
+    unit.check(table)
+    with pytest.raises(ValueError, match="not an edge-label table"):
+        unit.check(pl.concat([table, table.head(1)]))
+    with pytest.raises(ValueError, match="not an edge-label table"):
+        unit.check(table.with_columns(pl.lit(None, dtype=pl.String).alias("label")))
+    with pytest.raises(ValueError, match="label column 'word'"):
+        pufferfish_unit(dpg.pufferfish.EdgeLevelModel(), label="word").check(table)
+    with pytest.raises(TypeError, match="correlation model"):
+        pufferfish_unit("binomial")
+    with pytest.raises(ValueError, match="labeled graph"):
+        edge_label_table(g.without_labels())
+    assert "one row per (edge, label)" in repr(unit)
+
+
+def test_enron_label_counts_under_a_binomial_model(shared_data):
+    g = dpg.datasets.load_enron(shared_data / "enron-perry-wolfe")
+    model = dpg.pufferfish.BinomialModel.fit(g)  # fitted on the private graph: flagged below
+    unit = pufferfish_unit(model, "src", "dst")
+    assert unit.extra["data_dependent"] and "fitted on the private data" in unit.guarantee
+    table = edge_label_table(g).filter(pl.col("label").is_in(VOCABULARY))
+    ctx = compositor(table, unit, dp.loss_of(epsilon=1.0), split_evenly_over=1)
+    keys = pl.DataFrame({"label": VOCABULARY})
+    query = ctx.query().group_by("label").agg(dp.len(signed=False)).with_keys(keys)
+    F = model.flip_bound
+    domain, metric = ctx.accountant.input_space
+    measurement = dp.m.make_private_lazyframe(domain, metric, ctx.accountant.output_measure, lazyframe=query.polars_plan, global_scale=float(F))
+    # analytic: one flip moves <= F rows, each in one label's count: l1 = F, epsilon = F / scale
+    assert measurement.map(F) == pytest.approx(1.0, rel=1e-12)
+    assert measurement.check(F, 1.0) and not measurement.check(F, 1.0 - 1e-9)
+    released = ctx(measurement).collect()
+    assert sorted(released["label"].to_list()) == sorted(VOCABULARY)
+    assert ctx.spent(1) == pytest.approx(1.0)
+
+    # the graph pipeline for the same counts (dpg.then_label_counts with a per-edge
+    # contribution bound c) pays 2F: the table route needs no contribution bound, since a flip
+    # touches one label only
+    space = dpg.graph_domain(labeled=True), dpg.pufferfish_distance(model)
+    graph_meas = space >> dpg.then_label_counts(len(VOCABULARY), VOCABULARY) >> dp.m.then_laplace(scale=float(F))
+    assert graph_meas.map(1) == pytest.approx(2.0, rel=1e-12)
+    # and without noise the two pipelines compute the same counts
+    truth = dict(table.group_by("label").len().rows())
+    column = {w: j for j, w in enumerate(g.vocabulary)}
+    per_label = np.asarray(g.labels.sum(axis=0)).ravel()
+    assert truth == {w: int(per_label[column[w]]) for w in VOCABULARY}
