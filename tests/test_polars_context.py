@@ -199,3 +199,27 @@ def test_compositor_refusals(eu_log):
         _at_scale(ctx, ctx.query().select(dp.len(signed=False)), 1.0)
     with pytest.raises(TypeError, match="measurement"):
         loss_for("not a measurement", unit)
+
+
+def test_accounting_under_zcdp_and_approximate_dp(eu_log):
+    """spent(k) re-evaluates OpenDP's own maps at k units: quadratic under zCDP (Gaussian noise,
+    l2 sensitivity grows with the rows), and (epsilon, delta) pairs add up under approximate DP."""
+    unit = person_unit("sender", "recipient", max_messages=CAP)
+    keys = pl.DataFrame({"sender_department": np.arange(DEPARTMENTS, dtype=np.int64)})
+    ctx = compositor(eu_log, unit, dp.loss_of(rho=0.5), split_evenly_over=2)
+    query = ctx.query().group_by("sender_department").agg(dp.len(signed=False)).with_keys(keys)
+    # analytic: the 2*CAP rows of a rewired person may all count in one department, so the l2
+    # sensitivity is 2*CAP (never more than the l1 sensitivity) and rho = l2^2 / (2 scale^2)
+    scale = 20_000.0
+    measurement = _at_scale(ctx, query, scale)
+    l2 = 2 * CAP
+    assert measurement.map(unit.per_unit) == pytest.approx(l2**2 / (2 * scale**2), rel=1e-9)
+    ctx(measurement).collect()
+    assert ctx.spent(2) == pytest.approx(4 * ctx.spent(1), rel=1e-9)
+
+    approx = compositor(eu_log, unit, dp.loss_of(epsilon=1.0, delta=1e-7), split_evenly_over=2)
+    first = _at_scale(approx, approx.query().select(dp.len(signed=False)), 2 * CAP / 0.5)
+    approx(first).collect()
+    approx(first).collect()
+    eps, delta = approx.spent(1)
+    assert eps == pytest.approx(1.0) and delta == 0.0
