@@ -201,3 +201,90 @@ def test_measurement_chains_and_composes():
     assert len(meas(g)) == 6
     both = dp.c.make_composition([meas, space >> dpg.then_edge_count() >> dp.m.then_laplace(scale=1.0)])
     assert both.map(1) == pytest.approx(2.0)
+
+
+def test_context_api_with_a_vip_policy():
+    g = dpg.Graph.from_edges([0, 0, 1, 2, 3], [1, 2, 2, 3, 4], num_nodes=6)
+    policy = P.attribute(vip=[0, 1], num_nodes=6)
+    ctx = dp.Context.compositor(
+        data=g,
+        privacy_unit=(dpg.blowfish_distance(policy), 1),
+        privacy_loss=dp.loss_of(epsilon=1.0),
+        split_evenly_over=2,
+        domain=dpg.graph_domain(num_nodes=6),
+    )
+    standard = ctx.query().standard_degree_histogram(max_degree=4).laplace()
+    assert standard.param() == pytest.approx(4.0)  # sensitivity 2 at ε = 1/2
+    complete = ctx.query().degree_histogram(max_degree=4).laplace()
+    assert complete.param() == pytest.approx(8.0)  # sensitivity 4 at ε = 1/2
+    assert len(standard.release()) == len(complete.release()) == 5
+
+
+# ------------------------------------------------------------------ He et al.'s formal neighbours
+def _literal_neighbours(policy, g1, g2):
+    """Whether (g1, g2) are neighbours by the letter of He et al. (SIGMOD 2014, Def. 4.2) on the
+    adjacency database: T(D1, D2) = the secret pairs (i, x_i, y_i) among the changed rows, Δ = the
+    changed (id, row) records; neighbours iff T ≠ ∅ and no graph D3 has ∅ ≠ T(D1, D3) ⊊ T(D1, D2),
+    or T(D1, D3) = T(D1, D2) and Δ(D1, D3) ⊊ Δ(D1, D2)."""
+    n = g1.num_nodes
+    rows = lambda g: [tuple(int(x) for x in r) for r in g.adjacency().toarray()]
+    r1 = rows(g1)
+
+    def t_delta(g):
+        r = rows(g)
+        changed = [i for i in range(n) if r1[i] != r[i]]
+        secret = lambda i: policy.is_protected(i) and policy.steps(i, [j for j in range(n) if r1[i][j] != r[i][j]]) == 1
+        return frozenset((i, r1[i], r[i]) for i in changed if secret(i)), frozenset((i, row) for i in changed for row in (r1[i], r[i]))
+
+    t, delta = t_delta(g2)
+    if not t:
+        return False
+    for g3 in all_graphs(n):
+        t3, d3 = t_delta(g3)
+        if (t3 and t3 < t) or (t3 == t and d3 < delta):
+            return False
+    return True
+
+
+def test_literal_he_et_al_neighbours_differ_from_theorem_1():
+    """We implement the relation the paper states (Theorem 1, one ego network changed). The
+    literal minimality condition of He et al. gives another relation on this database, in both
+    directions; these are the documented examples (module docstring of blowfish.metric)."""
+    empty4 = dpg.Graph.from_edges([], [], num_nodes=4)
+    everyone = P.attribute()
+    metric = dpg.blowfish_distance(everyone).descriptor
+    # (i) n = 4: a single edge flip is not a literal neighbour (changing rows 0, 2, 3 by several
+    # bits, which are not secret pairs, gives T = {row 1's change} ⊊ T) — Theorem 1 says it is
+    one_edge = dpg.Graph.from_edges([0], [1], num_nodes=4)
+    assert not _literal_neighbours(everyone, empty4, one_edge)
+    assert metric.distance(empty4, one_edge) == 1
+    # on 3 nodes it is one
+    empty3 = dpg.Graph.from_edges([], [], num_nodes=3)
+    assert _literal_neighbours(everyone, empty3, dpg.Graph.from_edges([0], [1], num_nodes=3))
+    # (ii) a path of changes a–b–c is a literal neighbour (b's two-bit change is no secret pair);
+    # ours puts it at distance 2 (guarantee e^{2ε})
+    path3 = dpg.Graph.from_edges([0, 1], [1, 2], num_nodes=3)
+    assert _literal_neighbours(everyone, empty3, path3)
+    assert metric.distance(empty3, path3) == 2
+    # (iii) with VIP 1 only, a standard–standard change riding on the VIP's change (edges 0–1 and
+    # 0–2 added) is a literal neighbour; ours does not protect it (distance inf)
+    vip1 = P.attribute(vip=[1])
+    riding = dpg.Graph.from_edges([0, 0], [1, 2], num_nodes=3)
+    assert _literal_neighbours(vip1, empty3, riding)
+    assert dpg.blowfish_distance(vip1).descriptor.distance(empty3, riding) == math.inf
+
+
+@pytest.mark.parametrize("vip", _vip_sets(5, every=False))
+def test_theorem_1_on_five_nodes_single_and_double_changes(vip):
+    policy = P.attribute(vip=vip)
+    metric = dpg.blowfish_distance(policy).descriptor
+    pairs = list(itertools.combinations(range(5), 2))
+    graphs = list(all_graphs(5))[::4]
+    protected = lambda p: policy.is_protected(p[0]) or policy.is_protected(p[1])
+    for g in graphs:
+        edges = {tuple(e) for e in g.edges.tolist()}
+        for change in itertools.chain(([p] for p in pairs), itertools.combinations(pairs, 2)):
+            src, dst = zip(*sorted(edges ^ set(change))) if edges ^ set(change) else ((), ())
+            h = dpg.Graph.from_edges(src, dst, num_nodes=5)
+            expected = len(change) if all(protected(p) for p in change) else math.inf
+            assert metric.distance(g, h) == expected

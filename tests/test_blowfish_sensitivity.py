@@ -239,8 +239,10 @@ def test_sound_at_every_distance_n4(name):
 
 
 # ------------------------------------------------------------------------------- labels
-@pytest.mark.parametrize("policy", [P.attribute(), P.attribute(vip=[0]), P.full(), P.distance_threshold(2, vip=[1])])
-@pytest.mark.parametrize("c", [1, 2])
+@pytest.mark.parametrize(
+    "policy, c",
+    [(P.attribute(), 1), (P.attribute(), 2), (P.attribute(vip=[0]), 1), (P.full(), 2), (P.distance_threshold(2, vip=[1]), 1)],
+)
 def test_label_queries_sound_and_attribute_tight(policy, c):
     n, vocab = 3, ["a", "b", "c"]
     graphs3 = [lg for g in all_graphs(n) for lg in all_labelings(g, vocab[:2])]

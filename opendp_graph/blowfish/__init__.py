@@ -40,3 +40,18 @@ __all__ = [
     "make_vip_standard_histogram",
     "then_vip_standard_histogram",
 ]
+
+
+def _register_with_context() -> None:
+    """Make ``ctx.query().standard_degree_histogram(...)`` and ``.vip_standard_histogram(...)``
+    available in OpenDP's Context API (``dp.register``, once per process)."""
+    import opendp.prelude as dp
+
+    if getattr(_register_with_context, "done", False):
+        return
+    dp.register(make_standard_degree_histogram)
+    dp.register(make_vip_standard_histogram)
+    _register_with_context.done = True
+
+
+_register_with_context()

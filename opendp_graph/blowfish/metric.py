@@ -24,13 +24,20 @@ of assigning every changed pair to a protected endpoint ``v``, of ``Σ_v steps_v
 number of cells that ``E_v`` touches). A changed pair with no protected end makes the distance
 infinite: the policy does not protect that change.
 
-**Our reading of the neighbour definition.** We use the paper's operational relation above (one
-protected ego network changes). He et al.'s formal definition (Blowfish, SIGMOD 2014, Def. 4.2)
-with the symmetry constraint is subtler: minimality of ``T(D1, D2)`` can also make some pairs
-that differ at *several* people neighbours (e.g. under ``full``, any two graphs whose changed
-edges form a connected subgraph). Such pairs are at our distance ``d ≥ 2`` and get the
-guarantee ``e^{dε}``, the usual Blowfish reading of a path in the secret graph; they do not get
-``e^{ε}``.
+**Our reading of the neighbour definition.** We implement the relation the paper states
+(Theorem 1; one protected ego network changed), as the issue asks. Applied *literally* to the
+adjacency database with the symmetry constraint, He et al.'s minimality condition (Blowfish,
+SIGMOD 2014, Def. 4.2, where ``T`` holds only the changed rows whose change is a secret pair) gives
+a different relation, in both directions (examples checked in ``tests/test_blowfish_policy.py``):
+
+1. on ``n ≥ 4`` nodes a single-edge flip is *not* a literal neighbour under the attribute
+   policy: changing three more rows by several bits (no secret pairs) yields a smaller ``T``, so
+   Theorem 1's proof does not follow from the letter of the definition;
+2. a path ``a–b–c`` of changes *is* a literal neighbour (``b``'s two-bit change is no secret
+   pair); we put it at distance 2, so it gets ``e^{2ε}`` (the Blowfish ``d_G`` reading);
+3. with VIPs, a standard–standard change riding on a VIP's change (edges ``0–1`` and ``0–2``
+   with only ``1`` a VIP) *is* a literal neighbour; we put it at infinite distance: our guarantee
+   does not cover it, just as it does not cover a standard–standard change alone.
 """
 
 from __future__ import annotations
