@@ -326,3 +326,68 @@ def test_vip_queries_under_edge_distance_sound_and_tight(side):
         worst = max(int(np.abs(out - out[idx ^ s]).sum(axis=1).max()) for s in stars(attribute_everyone, n))
         t = dpg.make_standard_degree_histogram(dpg.graph_domain(num_nodes=n), dpg.edge_distance(), max_degree=n - 1, vip=vip)
         assert worst == t.map(1) == (4 if n - k >= 2 else 2)
+
+
+# ------------------------------------------------------------------------------- larger random graphs
+def _random_step(policy, n, rng):
+    """Pairs flipped by one random discriminative change of a random protected person."""
+    protected = [v for v in range(n) if policy.is_protected(v)]
+    v = int(rng.choice(protected))
+    others = [u for u in range(n) if u != v]
+    if policy.secret_graph == "attribute":
+        chosen = [int(rng.choice(others))]
+    elif policy.secret_graph == "full":
+        chosen = [u for u in others if rng.random() < 0.5] or [others[0]]
+    elif policy.secret_graph == "distance_threshold":
+        chosen = rng.choice(others, size=int(rng.integers(1, policy.theta + 1)), replace=False).tolist()
+    else:
+        cells = [[u for u in cell if u != v] for cell in policy.partition]
+        cell = cells[int(rng.choice([i for i, c in enumerate(cells) if c]))]
+        chosen = [u for u in cell if rng.random() < 0.5] or [cell[0]]
+    assert policy.steps(v, chosen) == 1
+    return {(min(u, v), max(u, v)) for u in chosen}
+
+
+@pytest.mark.parametrize("name", list(POLICIES))
+@pytest.mark.parametrize("with_vips", [False, True])
+def test_random_larger_graphs_multi_step(name, with_vips):
+    rng = np.random.default_rng(11)  # a test sampler, not a release
+    n = 24
+    vip = tuple(sorted(rng.choice(n, size=7, replace=False).tolist())) if with_vips else None
+    policy = POLICIES[name](vip, n)
+    space = dpg.graph_domain(num_nodes=n), dpg.blowfish_distance(policy)
+    builders = [make(q, b) for q in ALL_QUERIES for b in (4, n - 1)]
+    if vip:
+        builders += [make("standard_degree_histogram", 6, vip), make("vip_standard_histogram", 6, vip, "vip"),
+                     make("vip_standard_histogram", 6, vip, "standard")]
+    transformations = [space >> b for b in builders]
+    bounds = {k: [t.map(k) for t in transformations] for k in (1, 2, 3)}
+    for _ in range(15):
+        edges = {(u, v) for u in range(n) for v in range(u + 1, n) if rng.random() < 0.2}
+        g1 = dpg.Graph.from_edges([e[0] for e in edges], [e[1] for e in edges], num_nodes=n)
+        k = int(rng.integers(1, 4))
+        for _ in range(k):
+            edges ^= _random_step(policy, n, rng)
+        g2 = dpg.Graph.from_edges([e[0] for e in edges], [e[1] for e in edges], num_nodes=n)
+        if name == "attribute":
+            assert dpg.blowfish_distance(policy).descriptor.distance(g1, g2) <= k
+        for t, bound in zip(transformations, bounds[k]):
+            a, b = t(g1), t(g2)
+            change = abs(a - b) if isinstance(a, int) else int(np.abs(np.subtract(a, b)).sum())
+            assert change <= bound
+
+
+def test_boundary_checks_of_measurements():
+    n = 6
+    for policy, query, sensitivity in [
+        (P.full(), dpg.then_degree_histogram(max_degree=5), 2 * n),
+        (P.full(), dpg.then_cumulative_degree_histogram(max_degree=5), 2 * (n - 1)),
+        (P.attribute(), dpg.then_degree_histogram(max_degree=5), 4),
+        (P.distance_threshold(2, vip=[0]), dpg.then_edge_count(), 2),
+    ]:
+        for scale in (1.0, 3.5):
+            meas = (dpg.graph_domain(num_nodes=n), dpg.blowfish_distance(policy)) >> query >> dp.m.then_laplace(scale=scale)
+            eps = meas.map(1)
+            assert eps == pytest.approx(sensitivity / scale)  # OpenDP rounds the division up
+            assert meas.check(1, eps) and not meas.check(1, eps - 1e-9)
+            assert eps <= meas.map(2) <= 2 * eps + 1e-9  # monotone, and at most linear in d
