@@ -98,3 +98,15 @@ def test_enron_label_counts_under_a_binomial_model(shared_data):
     column = {w: j for j, w in enumerate(g.vocabulary)}
     per_label = np.asarray(g.labels.sum(axis=0)).ravel()
     assert truth == {w: int(per_label[column[w]]) for w in VOCABULARY}
+
+
+def test_check_privacy_unit_for_a_pufferfish_unit():
+    model = dpg.pufferfish.MarkovQuiltModel(5)
+    unit = pufferfish_unit(model)
+    dpg.polars.check_privacy_unit(dp.unit_of(contributions=5), unit)
+    with pytest.raises(ValueError, match="d_in=4 rows does not cover"):
+        dpg.polars.check_privacy_unit(dp.unit_of(contributions=4), unit)
+    with pytest.raises(ValueError, match="Pufferfish unit"):
+        dpg.polars.check_privacy_unit(
+            dp.unit_of(contributions=[dp.polars.Bound(per_group=5), dp.polars.Bound(by=["label"], per_group=5)]), unit
+        )

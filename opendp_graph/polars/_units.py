@@ -20,6 +20,9 @@ person          :func:`~opendp_graph.node_distance`: all     ``SymmetricDistance
                 the messages a person sent or received are   (``D`` for ``neighbouring="add_remove"``)
                 rewired; each person is in at most ``D``
                 rows (both roles counted)
+secret label    :func:`~opendp_graph.pufferfish_distance`:   ``SymmetricDistance``, ``F`` rows of an
+                one secret "edge i carries label a" under a  edge-label table (one row per edge and
+                correlation model; ``F`` = its flip bound    label, :func:`edge_label_table`)
 ==============  ==========================================  ===========================================
 
 ``pair`` is the identifier expression :func:`pair_identifier` (the unordered pair of endpoints).
@@ -34,6 +37,14 @@ Why a person cannot be an OpenDP identifier: a message row involves two people. 
 ``identifier="sender"`` OpenDP protects everything a person *sent*, but the messages they
 *received* belong to other identifiers (their senders), so one person's change touches up to
 ``1 + 2·D`` identifiers, not one. :func:`check_privacy_unit` rejects that configuration.
+
+Why the person bound is declared, not enforced by truncation: any rule that keeps at most ``D``
+rows per person must choose, for each correspondent ``w`` of a person ``v``, which of ``w``'s rows
+survive; rewiring ``v`` shifts those choices for every ``w``, so up to ``D`` rows of *each*
+correspondent can change — the row distance is then bounded only by the number of people, not by
+``D`` (a knock-on effect akin to the one that makes the degree projection of
+:func:`~opendp_graph.make_degree_projection` unstable in edges). A declared cap that the context
+verifies keeps the row distance at ``2·D``.
 """
 
 from __future__ import annotations
@@ -578,6 +589,11 @@ def check_privacy_unit(privacy_unit: tuple[Any, Any], unit: PrivacyUnit, frame: 
             raise ValueError(f"the bounds {d_in} give no total bound (Bound(per_group=...) with by=[]) for one {what}")
         _check_total(total[0].per_group, unit)
         if grouped:
+            if unit.bound_on == "edge label":
+                raise ValueError(
+                    "per-group bounds are not derived for a Pufferfish unit; give the total bound only "
+                    "(one secret moves at most the flip bound of rows)"
+                )
             if unit.measured_in == "identifiers":
                 raise ValueError(
                     "per-group bounds on an identifier unit cannot be verified here; truncate in the query "
