@@ -162,3 +162,14 @@ def test_email_eu_core_loaders(shared_data):
     assert dpg.Graph.from_networkx(ref) == g
     with pytest.raises(FileNotFoundError):
         dpg.datasets.load_email_eu_core(folder / "missing")
+
+
+def test_empty_tables_and_id_dtypes():
+    empty = pl.DataFrame({"s": [], "r": [], "w": []}, schema={"s": pl.Int64, "r": pl.Int64, "w": pl.String})
+    g = graph_from_polars(empty, "s", "r", labels="w")
+    assert (g.num_nodes, g.num_edges, g.vocabulary) == (0, 0, ())
+    g = graph_from_polars(empty, "s", "r", nodes=["x", "y"])
+    assert g.num_nodes == 2 and g.to_polars().schema == pl.Schema({"src": pl.String, "dst": pl.String})
+    mixed = dpg.Graph.from_edges([0], [1], num_nodes=2, node_ids=["x", 3])
+    assert mixed.to_polars().rows() == [("x", 3)]
+    assert dpg.Graph.from_edges([0], [1], node_ids=["x", "y"]).to_polars(node_ids=False).rows() == [(0, 1)]

@@ -222,7 +222,11 @@ def graph_to_polars(graph: Graph, *, src: str = "src", dst: str = "dst", labels:
     a, b = graph.src, graph.dst
     if node_ids and graph.node_ids is not None:
         ids = graph.node_ids
-        data = {src: [ids[i] for i in a.tolist()], dst: [ids[i] for i in b.tolist()]}
+        try:
+            names = pl.Series(list(ids))  # keeps the ids' dtype, also for a graph without edges
+            data = {src: names.gather(a).rename(src), dst: names.gather(b).rename(dst)}
+        except (TypeError, ValueError, pl.exceptions.PolarsError):  # ids of mixed types
+            data = {src: [ids[i] for i in a.tolist()], dst: [ids[i] for i in b.tolist()]}
     else:
         data = {src: a.copy(), dst: b.copy()}
     frame = pl.DataFrame(data)
