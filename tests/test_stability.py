@@ -357,3 +357,55 @@ def test_stability_maps_reject_bad_d_in():
         with pytest.raises(dp.OpenDPException, match="d_in"):
             t.map(bad)
     assert t.map(2.9) == 2  # integer-valued metric: floor is sound
+
+
+@st.composite
+def labelled_graph_and_neighbour(draw):
+    """A random labelled graph and a graph at edge distance ≥ 1: some edges toggled (new ones
+    get random labels) and some edges relabelled."""
+    n = draw(st.integers(3, 120))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    words = [f"w{i}" for i in range(draw(st.integers(1, 12)))]
+    m = draw(st.integers(1, 3 * n))
+    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+    keep = src != dst
+
+    def random_labels():
+        return rng.choice(words, size=rng.integers(0, len(words) + 1), replace=False).tolist()
+
+    g = Graph.from_edges(src[keep], dst[keep], num_nodes=n, labels=[random_labels() for _ in range(int(keep.sum()))])
+    edges = dict(zip(map(tuple, g.edges.tolist()), g.label_sets()))
+    for _ in range(draw(st.integers(0, 3))):
+        u, v = sorted(rng.choice(n, size=2, replace=False).tolist())
+        if (u, v) in edges:
+            del edges[(u, v)]
+        else:
+            edges[(u, v)] = frozenset(random_labels())
+    for e in list(edges)[: draw(st.integers(0, 2))]:
+        edges[e] = frozenset(random_labels())
+    keys = sorted(edges)
+    h = Graph.from_edges([a for a, _ in keys], [b for _, b in keys], num_nodes=n, labels=[edges[k] for k in keys])
+    return g, h, words
+
+
+@settings(max_examples=60, deadline=None)
+@given(labelled_graph_and_neighbour(), st.integers(1, 4))
+def test_random_labelled_graphs(triple, c):
+    g, h, words = triple
+    domain = dpg.graph_domain(labeled=True)
+    vocab = words[::-1][: max(1, len(words) // 2)]  # a public vocabulary covering part of the words
+    for metric, descriptor in [(dpg.edge_distance(), EdgeDistance()), (dpg.group_distance(2), GroupDistance(2)),
+                               (dpg.edge_label_distance(), EdgeLabelDistance())]:
+        d = descriptor.distance(g, h)
+        if d == math.inf:
+            continue
+        counts = dpg.make_label_counts(domain, metric, c, vocab)
+        assert l1(counts(g), counts(h)) <= counts.map(d)
+        count_map = dpg.make_label_count_map(domain, metric, c)
+        bound = count_map.map(d)
+        assert all(x <= y for x, y in zip(l01inf(count_map(g), count_map(h)), bound))
+    D = max(g.max_degree, h.max_degree)
+    d = NodeDistance().distance(g, h) if EdgeDistance().distance(g, h) <= 6 else None
+    if d is not None:
+        counts = dpg.make_label_counts(dpg.graph_domain(labeled=True, max_degree=D), dpg.node_distance(), c, vocab)
+        assert l1(counts(g), counts(h)) <= counts.map(d)
