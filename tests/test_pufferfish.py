@@ -450,7 +450,15 @@ def test_enron_models(shared_data):
     for m in models.values():
         assert 1 <= m.W <= quilt.W
         assert m.data_dependent
-        assert "WARNING" in m.summary()
+        assert "NOTE" in m.summary() and "private data" in m.summary()
     table = models["Conditional"].wasserstein().table
     assert sum(r["secrets_s0"] + r["secrets_s1"] for r in table) == g.num_edges * len(g.vocabulary)
     assert max(r["W_inf"] for r in table) == models["Conditional"].W
+
+
+def test_coverage(path3):
+    bigger = dpg.Graph.from_edges([0, 0, 0, 0, 1], [1, 2, 3, 4, 2], labels=[["a"], [], [], [], ["a"]])
+    for model in (BinomialModel.fit(path3), ConditionalModel.fit(path3, base=2), MarkovQuiltModel.for_graph(path3)):
+        assert model.covers(path3)
+        assert not model.covers(bigger)
+    assert GlobalModel.fit(path3).covers(bigger) and EdgeLevelModel().covers(bigger)

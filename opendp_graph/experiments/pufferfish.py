@@ -49,6 +49,7 @@ from __future__ import annotations
 import argparse
 import csv
 import math
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,43 @@ PAPER_TABLE2 = {
     "Group (trivial quilt)": (1883, 18830.0, "50.0%", 18833.3),
 }
 PAPER_TABLE3 = {"Edge-level": 24814.9, "Node-level": 91, "Binomial": 228.7, "Global": 135, "Conditional": 116.7, "Group (trivial quilt)": 41.9}
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _worker_init(true_counts: list[int], true_map: dict[str, int]) -> None:
+    import opendp.prelude as dp
+
+    dp.enable_features("contrib", "honest-but-curious")
+    _WORKER["counts"] = true_counts
+    _WORKER["vec"] = np.asarray(true_counts, dtype=float)
+    _WORKER["map"] = true_map
+
+
+def _noise_trials(task: tuple) -> tuple[list[float], list[float]]:
+    """Run the noise stage of one release ``n`` times (in a worker or in-process). The
+    measurement is rebuilt from its scale (and threshold) with the same domain and metric as
+    the chain's second stage, so it is the same OpenDP mechanism."""
+    import opendp.prelude as dp
+
+    kind, scale, threshold, n = task
+    if kind == "laplace":
+        size = len(_WORKER["counts"])
+        noise = dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=dp.i64), size=size), dp.l1_distance(T=dp.i64), scale)
+        yields, rmses = [], []
+        for _ in range(n):
+            noisy = np.asarray(noise(_WORKER["counts"]), dtype=float)
+            yields.append(float((noisy > 0).sum()))
+            rmses.append(float(np.sqrt(np.mean((noisy - _WORKER["vec"]) ** 2))))
+        return yields, rmses
+    noise = dp.m.make_laplace_threshold(
+        dp.map_domain(dp.atom_domain(T=dp.String), dp.atom_domain(T=dp.i64)),
+        dp.l01inf_distance(dp.absolute_distance(T=dp.i64)),
+        scale=scale,
+        threshold=threshold,
+    )
+    return [float(len(noise(_WORKER["map"]))) for _ in range(n)], []
 
 
 def _spaces(g, models: dict[str, Any]) -> list[tuple[str, Any, Any, Any]]:
@@ -95,10 +133,12 @@ def run(
     fit_epsilon: float = 10.0,
     delta: float = 1e-6,
     vocabulary_size: int | None = None,
+    jobs: int = 1,
     log=print,
 ) -> dict[str, Any]:
     """Compute the three tables; returns ``{"table1": rows, "table2": rows, "table3": rows,
-    "models": {...}, "graph": g}``. ``trials`` at the first ε, ``small_trials`` at the others."""
+    "models": {...}, "graph": g}``. ``trials`` at the first ε, ``small_trials`` at the others;
+    ``jobs`` worker processes run the trials (noise sampling dominates the run time)."""
     import opendp.prelude as dp
 
     import opendp_graph as dpg
@@ -127,26 +167,17 @@ def run(
     table1 = [dict(r) for r in models["Conditional"].wasserstein().table]
 
     true_counts = label_counts(g, c, vocab)
-    true_vec = np.asarray(true_counts, dtype=float)
     true_map = label_count_map(g, c, vocab if vocabulary_size is not None else None)
-    table2, table3 = [], []
+    table2, table3, tasks = [], [], []
     for k, eps in enumerate(epsilons):
         n_trials = trials if k == 0 else small_trials
         for name, W, domain, metric in _spaces(g, models):
+            extra = f" + ε_fit {fit_epsilon:g}" if name == "Binomial (DP fit)" else ""
             query = (domain, metric) >> dpg.then_label_counts(c, vocab)
             d_out = query.map(1)
             scale = d_out / eps
-            meas = query >> dp.m.then_laplace(scale=scale)
+            meas = query >> dp.m.then_laplace(scale=scale)  # the release; its noise stage runs below
             spent = meas.map(1)
-            noise = dp.m.make_laplace(query.output_domain, query.output_metric, scale)
-            yields, rmses = [], []
-            for _ in range(n_trials):
-                noisy = np.asarray(noise(true_counts), dtype=float)
-                yields.append(int((noisy > 0).sum()))
-                rmses.append(float(np.sqrt(np.mean((noisy - true_vec) ** 2))))
-            y, ys = _stats(yields)
-            r, rs = _stats(rmses)
-            extra = f" + ε_fit {fit_epsilon:g}" if name == "Binomial (DP fit)" else ""
             table2.append(
                 {
                     "epsilon": eps,
@@ -157,15 +188,11 @@ def run(
                     "lambda_paper_cW_over_eps": c * W / eps if W is not None else "",
                     "epsilon_spent": f"{spent:g}{extra}",
                     "trials": n_trials,
-                    "yield_mean": y,
-                    "yield_std": ys,
-                    "yield_pct": 100.0 * y / len(vocab),
-                    "rmse_mean": r,
-                    "rmse_std": rs,
                     "data_dependent": bool(getattr(models.get(name), "data_dependent", False)),
                 }
             )
-            # ---- Table 3: set union
+            tasks.append(("laplace", scale, None, n_trials))
+            # ---- Table 3: set union, scale and threshold searched for (ε, δ)
             tmap = (domain, metric) >> dpg.then_label_count_map(c, vocab if vocabulary_size is not None else None)
             big = 2**30
 
@@ -173,6 +200,7 @@ def run(
                 return (tmap >> dp.m.then_laplace_threshold(scale=s, threshold=big)).map(1)[0]
 
             s_star = dp.binary_search(lambda s: eps_of(s) <= eps, bounds=(1e-6, 1e9))
+
             def delta_ok(th):
                 return (tmap >> dp.m.then_laplace_threshold(scale=s_star, threshold=th)).map(1)[1] <= delta
 
@@ -180,9 +208,6 @@ def run(
             th = lowest if delta_ok(lowest) else dp.binary_search(delta_ok, bounds=(lowest, big), T=int)
             mthr = tmap >> dp.m.then_laplace_threshold(scale=s_star, threshold=th)
             e_spent, d_spent = mthr.map(1)
-            noise_thr = dp.m.make_laplace_threshold(tmap.output_domain, tmap.output_metric, scale=s_star, threshold=th)
-            released = [len(noise_thr(true_map)) for _ in range(n_trials)]
-            m_, s_ = _stats(released)
             table3.append(
                 {
                     "epsilon": eps,
@@ -194,11 +219,27 @@ def run(
                     "epsilon_spent": f"{e_spent:g}{extra}",
                     "delta": d_spent,
                     "trials": n_trials,
-                    "yield_mean": m_,
-                    "yield_std": s_,
                 }
             )
-        log(f"ε = {eps:g}: done ({time.perf_counter() - t0:.0f} s)")
+            tasks.append(("threshold", s_star, th, n_trials))
+    log(f"calibrated {len(tasks)} releases; running their trials on {jobs} process(es)")
+    if jobs > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init, initargs=(true_counts, true_map)) as pool:
+            results = list(pool.map(_noise_trials, tasks))
+    else:
+        _worker_init(true_counts, true_map)
+        results = [_noise_trials(t) for t in tasks]
+    for i, (row2, row3) in enumerate(zip(table2, table3)):
+        (yields, rmses), (released, _) = results[2 * i], results[2 * i + 1]
+        y, ys = _stats(yields)
+        r, rs = _stats(rmses)
+        row2.update({"yield_mean": y, "yield_std": ys, "yield_pct": 100.0 * y / len(vocab), "rmse_mean": r, "rmse_std": rs})
+        m_, s_ = _stats(released)
+        row3.update({"yield_mean": m_, "yield_std": s_})
+    log(f"done in {time.perf_counter() - t0:.0f} s")
     return {"table1": table1, "table2": table2, "table3": table3, "models": models, "graph": g, "fit_seconds": fit_seconds}
 
 
@@ -260,6 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--epsilons", default="100,1", help="comma-separated ε values (default 100,1)")
     parser.add_argument("--trials", type=int, default=10, help="trials at the first ε (default 10)")
     parser.add_argument("--small-trials", type=int, default=3, help="trials at the other ε values (default 3)")
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes for the trials")
     parser.add_argument("--c", type=int, default=1000, help="properties counted per edge (default 1000, as in the paper)")
     args = parser.parse_args(argv)
     try:
@@ -268,15 +310,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--epsilons must be comma-separated numbers")
     if not all(e > 0 and math.isfinite(e) for e in epsilons):
         parser.error("every ε must be positive")
-    if args.trials < 1 or args.small_trials < 1 or args.c < 1:
+    if args.trials < 1 or args.small_trials < 1 or args.c < 1 or args.jobs < 1:
         parser.error("--trials, --small-trials and --c must be positive")
     data = Path(args.data)
     if not data.is_dir():
         parser.error(f"--data folder not found: {data}")
     if args.quick:
-        result = run(data, epsilons=(100.0,), trials=2, small_trials=1, c=args.c, vocabulary_size=2000)
+        result = run(data, epsilons=(100.0,), trials=2, small_trials=1, c=args.c, vocabulary_size=2000, jobs=1)
     else:
-        result = run(data, epsilons=epsilons, trials=args.trials, small_trials=args.small_trials, c=args.c)
+        result = run(data, epsilons=epsilons, trials=args.trials, small_trials=args.small_trials, c=args.c, jobs=args.jobs)
 
     _print(
         result["table1"],

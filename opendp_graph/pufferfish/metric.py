@@ -37,6 +37,9 @@ Pufferfish metric and any other metric) **cannot** be composed by OpenDP: the me
 identifier includes the model's class, parameters and a content hash of its fitted arrays, so
 two different models never share an identifier and the compositors refuse the mix.
 
+**Coverage.** The coupling exists for the secrets the model describes: release only on graphs
+with ``model.covers(graph)`` (the structure is public, so this check reveals nothing).
+
 **Data dependence.** If the model was fitted on the private graph, all of the above holds for
 the attacker class of that fitted model only, and the model itself is an unprotected function
 of the data (``model.data_dependent``; :meth:`~.models.CorrelationModel.summary`).

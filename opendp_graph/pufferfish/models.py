@@ -28,6 +28,10 @@ shrink them). Song, Wang & Chaudhuri's ``W = sup W∞ = max(d_max, −d_min)`` (
 the *flip bound* ``F = 1 + max(|d_max − 1|, |d_min − 1|)`` (the most edges that change) are what
 the Pufferfish metric (:mod:`.metric`) turns into stability maps.
 
+**Coverage.** ``W`` is computed over the secrets of the graph the model was fitted on (for the
+Binomial model, its neighbourhood sizes; for the Conditional model, its size buckets). The
+structure is public, so check :meth:`CorrelationModel.covers` before releasing on another graph.
+
 **Data dependence.** A model fitted on the private graph makes the noise scale a function of
 the private data: the release is then ε-Pufferfish *for the attacker class that this very model
 defines*, and the value of ``W`` itself is an unprotected function of the data. Every model says
@@ -149,6 +153,17 @@ class CorrelationModel:
     def _content(self) -> list[Any]:  # pragma: no cover - subclasses override
         raise NotImplementedError
 
+    def covers(self, graph: Graph) -> bool:
+        """Whether the model describes every secret of ``graph``'s (public) structure, i.e.
+        whether ``W`` and the quantile gaps were computed over all of its neighbourhoods. A
+        release on a graph the model does not cover is outside ``Θ_M``."""
+        return True
+
+    @staticmethod
+    def _closed_sizes(graph: Graph) -> np.ndarray:
+        deg = graph.degrees
+        return (deg[graph.src] + deg[graph.dst] - 1).astype(np.int64)
+
     def fingerprint(self) -> str:
         """A content hash of everything the model's guarantee depends on (its fitted arrays)."""
         h = hashlib.sha256(type(self).__name__.encode())
@@ -170,7 +185,7 @@ class CorrelationModel:
         ]
         if self.data_dependent:
             lines.append(
-                "  WARNING (not a warning category): the model was fitted on the private data without protection, "
+                "  NOTE: the model was fitted on the private data without protection, "
                 "so the noise scale is a function of the private data; the release is ε-Pufferfish only for the "
                 "attacker class this fitted model defines, and W itself is disclosed unprotected."
             )
@@ -296,6 +311,10 @@ class BinomialModel(CorrelationModel):
         from .dp_fit import fit_binomial_dp
 
         return fit_binomial_dp(graph, epsilon, vocabulary=vocabulary, max_labels_per_edge=max_labels_per_edge, beta=beta)
+
+    def covers(self, graph: Graph) -> bool:
+        """True iff every edge's number of adjacent edges is in ``neighbour_counts``."""
+        return bool(np.isin(self._closed_sizes(graph) - 1, self.neighbour_counts).all())
 
     def _report(self) -> WassersteinReport:
         (p0lo, p0hi), (p1lo, p1hi) = self.p0_range, self.p1_range
@@ -443,6 +462,20 @@ class ConditionalModel(_EmpiricalModel):
     def _content(self) -> list[Any]:
         return super()._content() + [self.pairs]
 
+    def covers(self, graph: Graph) -> bool:
+        """True iff every edge falls in a size bucket the model was fitted on, no larger than
+        that bucket's largest neighbourhood (the frequency bucket is read from the model's prior;
+        properties of other frequencies fall in buckets with the trivial bound)."""
+        from ._stats import log_bucket
+
+        sizes = self._closed_sizes(graph)
+        if sizes.size == 0:
+            return True
+        buckets = log_bucket(sizes, self.base)
+        if buckets.max() >= self.max_size.size:
+            return False
+        return bool((sizes <= self.max_size[buckets]).all())
+
     def _report(self) -> WassersteinReport:
         rows, cdfs = [], {}
         n_max = int(self.max_size.max(initial=0))
@@ -528,6 +561,9 @@ class MarkovQuiltModel(CorrelationModel):
         if not isinstance(graph, Graph):
             raise TypeError(f"expected an opendp_graph.Graph, got {type(graph).__name__}")
         return cls(max(2 * graph.max_degree - 1, 1))
+
+    def covers(self, graph: Graph) -> bool:
+        return bool((self._closed_sizes(graph) <= self.max_neighbourhood).all())
 
     def _report(self) -> WassersteinReport:
         n = self.max_neighbourhood
