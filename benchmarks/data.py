@@ -1,0 +1,66 @@
+"""Data sets for the benchmarks. Real data are read from a folder given by the caller (by
+default ``../shared/data`` beside the repository); nothing is copied into the repository.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+import opendp_graph as dpg
+
+__all__ = ["default_data_dir", "load_deezer_shared_genres", "load_enron_graph", "synthetic"]
+
+
+def default_data_dir() -> Path:
+    """``../shared/data`` next to the repository root (the layout of the project and its CI)."""
+    return Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def load_deezer_shared_genres(folder: str | Path, country: str = "HU") -> dpg.Graph:
+    """The Deezer friendship graph of ``country`` (``HU``, ``RO``), each edge labelled with the
+    genres that *both* friends like (the intersection of their genre lists; possibly empty).
+
+    Files (``PROVENANCE.md``): ``XX_edges.csv`` (header ``node_1,node_2``, undirected, nodes from
+    0) and ``XX_genres.json`` (user id as a string → list of liked genres). Users missing from
+    the JSON like nothing. Vectorised: a sparse user × genre matrix ``U`` gives the labels as the
+    element-wise product ``U[src] ∘ U[dst]``.
+    """
+    folder = Path(folder)
+    country = str(country).upper()
+    edges_path, genres_path = folder / f"{country}_edges.csv", folder / f"{country}_genres.json"
+    for p in (edges_path, genres_path):
+        if not p.is_file():
+            raise FileNotFoundError(f"Deezer file not found: {p}")
+    edges = np.loadtxt(edges_path, delimiter=",", skiprows=1, dtype=np.int64, ndmin=2)
+    with open(genres_path, encoding="utf-8") as fh:
+        likes = json.load(fh)
+    n = int(max(edges.max(initial=-1) + 1, max((int(k) for k in likes), default=-1) + 1))
+    vocabulary = sorted({g for gs in likes.values() for g in gs})
+    column = {g: j for j, g in enumerate(vocabulary)}
+    users = np.array([int(k) for k, gs in likes.items() for _ in gs], dtype=np.int64)
+    cols = np.array([column[g] for gs in likes.values() for g in gs], dtype=np.int64)
+    u_matrix = sp.csr_array((np.ones(users.size, dtype=np.int8), (users, cols)), shape=(n, len(vocabulary)))
+    u_matrix.sum_duplicates()
+    u_matrix.data[:] = 1
+    src, dst = edges[:, 0], edges[:, 1]
+    keep = src != dst
+    src, dst = src[keep], dst[keep]
+    shared = sp.csr_array(u_matrix[src].multiply(u_matrix[dst]))
+    return dpg.Graph.from_arrays(src, dst, n, label_matrix=shared, vocabulary=vocabulary)
+
+
+def load_enron_graph(folder: str | Path) -> dpg.Graph:
+    """The Enron graph of :func:`opendp_graph.datasets.load_enron` (subject n-grams on edges)."""
+    return dpg.datasets.load_enron(folder)
+
+
+def synthetic(num_edges: int, *, seed: int = 0, labels_per_edge: float = 3.0, num_properties: int = 100):
+    """The benchmark's synthetic graph: :func:`opendp_graph.datasets.synthetic_labeled_graph`
+    with its defaults (γ = 2.5, ``labels_per_edge`` (edge, property) pairs per edge)."""
+    return dpg.datasets.synthetic_labeled_graph(
+        num_edges, seed=seed, labels_per_edge=labels_per_edge, num_properties=num_properties
+    )

@@ -1,0 +1,106 @@
+"""The straightforward NetworkX Global model: the baseline of the speed-up target.
+
+This is how a researcher would write the Global model of Shafieinejad et al. (paper 001,
+§4.3.2) with NetworkX, without tricks that need the insight of the fast path: for every edge,
+scan its neighbourhood (the edges at both endpoints), count how many neighbours carry each
+property, and add one observation per (edge, property) secret to the histogram of its side.
+It is *not* artificially slow: neighbour labels are counted with a ``Counter`` (one pass over the
+neighbourhood per edge, not one per property), and the ``s⁰`` secrets whose neighbourhood has
+no edge with the property (``f = 0``) are added in one step per edge instead of one by one.
+
+The statistic is the fast path's (``opendp_graph.pufferfish``): ``f`` = the number of edges of
+the closed neighbourhood carrying the property, the central edge included; ``W`` = the W∞
+distance between the two normalised histograms (the largest gap between their quantile
+functions).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from fractions import Fraction
+
+import networkx as nx
+import numpy as np
+
+__all__ = ["naive_global_model", "w_infinity_quantiles"]
+
+
+def naive_global_model(graph: nx.Graph, vocabulary, label_attr: str = "labels") -> tuple[np.ndarray, np.ndarray, int]:
+    """``(hist0, hist1, W)`` of the Global model by per-edge neighbourhood scans.
+
+    :param graph: a ``networkx.Graph`` whose edges carry a set of properties under ``label_attr``.
+    :param vocabulary: every property (the secrets are all edge × property pairs).
+    """
+    num_props = len(vocabulary)
+    hist0: Counter = Counter()
+    hist1: Counter = Counter()
+    for u, v, own in graph.edges(data=label_attr):
+        own = own or frozenset()
+        seen: Counter = Counter()
+        for x, y in ((u, v), (v, u)):
+            for w, data in graph[x].items():
+                if w != y:  # every edge at x except the central one
+                    seen.update(data.get(label_attr) or ())
+        for a in own:
+            hist1[seen[a] + 1] += 1  # the central edge counts itself
+        others = 0
+        for a, count in seen.items():
+            if a not in own:
+                hist0[count] += 1
+                others += 1
+        zeros = num_props - len(own) - others
+        if zeros:
+            hist0[0] += zeros
+    h0 = _dense(hist0)
+    h1 = _dense(hist1)
+    return h0, h1, w_infinity_quantiles(h0, h1)
+
+
+def _dense(hist: Counter) -> np.ndarray:
+    hist = {k: c for k, c in hist.items() if c}
+    size = max(hist, default=-1) + 1
+    out = np.zeros(size, dtype=np.int64)
+    for k, c in hist.items():
+        out[k] = c
+    return out
+
+
+def w_infinity_quantiles(h0, h1) -> int:
+    """W∞ between two histograms on ``0..K`` (counts): ``max |F0⁻¹(q) − F1⁻¹(q)|`` over ``q``.
+
+    Exact (rational arithmetic): both quantile functions are step functions, constant between
+    consecutive CDF values of either side, so it suffices to compare them on each such interval.
+    Returns 0 if either side is empty.
+    """
+    h0 = [int(c) for c in h0]
+    h1 = [int(c) for c in h1]
+    n0, n1 = sum(h0), sum(h1)
+    if n0 == 0 or n1 == 0:
+        return 0
+    steps0 = _steps(h0, n0)
+    steps1 = _steps(h1, n1)
+    # walk both step functions together
+    i = j = 0
+    best = 0
+    while i < len(steps0) and j < len(steps1):
+        (c0, x0), (c1, x1) = steps0[i], steps1[j]
+        best = max(best, abs(x0 - x1))
+        if c0 < c1:
+            i += 1
+        elif c1 < c0:
+            j += 1
+        else:
+            i += 1
+            j += 1
+    return best
+
+
+def _steps(h: list[int], total: int) -> list[tuple[Fraction, int]]:
+    """``(CDF value, x)`` for each support point ``x``: the quantile function is ``x`` on
+    ``(previous CDF value, this CDF value]``."""
+    out, acc = [], 0
+    for x, c in enumerate(h):
+        if c:
+            acc += c
+            out.append((Fraction(acc, total), x))
+    return out

@@ -1,0 +1,152 @@
+"""The benchmark suite: its quick mode runs end to end, and its parts are right.
+
+* the naive NetworkX Global model (the speed-up baseline) is checked against hand-computed
+  histograms and against the fast ``GlobalModel`` on random graphs;
+* its W∞ routine against ``dpg.pufferfish.w_infinity``;
+* the Deezer shared-genre labelling against the raw JSON;
+* the runner's time limit and report.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import opendp_graph as dpg
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from benchmarks import run as bench  # noqa: E402
+from benchmarks.data import load_deezer_shared_genres  # noqa: E402
+from benchmarks.naive import naive_global_model, w_infinity_quantiles  # noqa: E402
+
+
+def test_naive_global_model_by_hand():
+    # path 0-1-2 plus 1-3; labels: 01 {a}, 12 {a, b}, 13 {}
+    g = nx.Graph()
+    g.add_edge(0, 1, labels={"a"})
+    g.add_edge(1, 2, labels={"a", "b"})
+    g.add_edge(1, 3, labels=set())
+    h0, h1, w = naive_global_model(g, ["a", "b"])
+    # closed neighbourhoods are all three edges (they share node 1); f counts them
+    # s1: (01,a) f=2, (12,a) f=2, (12,b) f=1 ; s0: (01,b) f=1, (13,a) f=2, (13,b) f=1
+    assert h1.tolist() == [0, 1, 2]
+    assert h0.tolist() == [0, 2, 1]
+    assert w == w_infinity_quantiles([0, 2, 1], [0, 1, 2]) == 1
+
+
+def test_naive_counts_every_secret_once():
+    syn = dpg.datasets.synthetic_labeled_graph(1500, num_properties=15, seed=3)
+    g = syn.graph
+    h0, h1, _ = naive_global_model(g.to_networkx(), g.vocabulary)
+    assert h0.sum() + h1.sum() == g.num_edges * len(g.vocabulary)
+    assert h1.sum() == g.labels.nnz
+
+
+@st.composite
+def labelled_graphs(draw):
+    n = draw(st.integers(2, 9))
+    pairs = [(u, v) for u in range(n) for v in range(u + 1, n)]
+    chosen = draw(st.lists(st.sampled_from(pairs), unique=True, max_size=len(pairs)))
+    vocab = ["a", "b", "c"][: draw(st.integers(1, 3))]
+    labels = [draw(st.sets(st.sampled_from(vocab))) for _ in chosen]
+    return n, chosen, labels, vocab
+
+
+@settings(max_examples=60, deadline=None)
+@given(labelled_graphs())
+def test_naive_matches_fast_global_model(case):
+    pf = pytest.importorskip("opendp_graph.pufferfish")
+    n, edges, labels, vocab = case
+    if not edges:
+        return
+    g = dpg.Graph.from_edges([u for u, _ in edges], [v for _, v in edges], num_nodes=n, labels=labels)
+    # properties nobody has are still secrets: use the full vocabulary on both sides
+    g = dpg.Graph.from_arrays(g.src, g.dst, n, label_matrix=_widen(g, vocab), vocabulary=vocab)
+    h0, h1, w = naive_global_model(g.to_networkx(), g.vocabulary)
+    model = pf.GlobalModel.fit(g)
+    f0 = np.trim_zeros(np.asarray(model.hist0), "b")
+    f1 = np.trim_zeros(np.asarray(model.hist1), "b")
+    assert f0.tolist() == h0.tolist()
+    assert f1.tolist() == h1.tolist()
+    if h0.sum() and h1.sum():
+        assert w == model.wasserstein().W
+
+
+def _widen(g, vocab):
+    import scipy.sparse as sp
+
+    coo = g.labels.tocoo()
+    col = {w: j for j, w in enumerate(vocab)}
+    cols = np.array([col[g.vocabulary[c]] for c in coo.col], dtype=np.int64)
+    return sp.coo_array((np.ones(cols.size, dtype=bool), (coo.row, cols)), shape=(g.num_edges, len(vocab)))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=8), st.lists(st.integers(0, 5), min_size=1, max_size=8))
+def test_w_infinity_quantiles_matches_pufferfish(h0, h1):
+    pf = pytest.importorskip("opendp_graph.pufferfish")
+    if sum(h0) == 0 or sum(h1) == 0:
+        assert w_infinity_quantiles(h0, h1) == 0
+        return
+    assert w_infinity_quantiles(h0, h1) == pf.w_infinity(np.array(h0), np.array(h1))
+
+
+def test_deezer_shared_genres(shared_data):
+    folder = shared_data / "deezer"
+    g = load_deezer_shared_genres(folder, "HU")
+    assert g.num_edges == 222_887 and g.num_nodes == 47_538
+    likes = json.loads((folder / "HU_genres.json").read_text(encoding="utf-8"))
+    rng = np.random.default_rng(0)
+    nonempty = 0
+    for i in rng.choice(g.num_edges, 200, replace=False).tolist():
+        u, v = int(g.src[i]), int(g.dst[i])
+        expected = set(likes.get(str(u), ())) & set(likes.get(str(v), ()))
+        assert g.edge_labels(u, v) == expected
+        nonempty += bool(expected)
+    assert nonempty > 50 and len(g.vocabulary) == 84
+
+
+def test_measure_aborts_a_run_over_its_limit():
+    def slow():
+        t = time.perf_counter()
+        while time.perf_counter() - t < 5:
+            pass
+
+    m = bench.measure(slow, 3, limit_s=0.2)
+    assert m["times_s"] == [] and 0.15 < m["aborted_after_s"] < 2
+    row = bench._case("g", "slow", "slow", "tiny", 1.0, m)
+    assert row["met"] is False
+    ok = bench.measure(lambda: sum(range(1000)), 3, limit_s=5)
+    assert len(ok["times_s"]) == 3 and ok["result"] == 499500 and "aborted_after_s" not in ok
+    assert ok["peak_rss_mib"] > 0
+
+
+def test_quick_run_end_to_end(tmp_path, shared_data):
+    cmd = [sys.executable, "-m", "benchmarks.run", "--quick", "--scale", "0.2", "--repeats", "1", "--out", str(tmp_path), "--data", str(shared_data)]
+    proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    report = json.loads((tmp_path / "results.json").read_text())
+    assert report["mode"] == "quick" and report["machine"]["cores"] >= 1
+    groups = {row["group"] for row in report["rows"]}
+    assert groups == set(bench.GROUPS)
+    assert not [row for row in report["rows"] if "error" in row]
+    names = {row["name"] for row in report["rows"]}
+    for name in ("fit_models", "edge_count", "degree_histogram", "label_counts", "degree_projection", "triangle_count", "speedup"):
+        assert name in names
+    speed = next(row for row in report["rows"] if row["name"] == "speedup")
+    assert speed["agree"] is True and speed["ratio"] > 1
+    timed = [row for row in report["rows"] if "median_s" in row]
+    assert all(row["median_s"] >= 0 and row["peak_rss_mib"] > 0 for row in timed)
+    md = (tmp_path / "results.md").read_text()
+    assert "| work | size | target | median |" in md and report["date"] in md
