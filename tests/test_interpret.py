@@ -90,7 +90,7 @@ def test_analytic_zeta_equals_enumeration(n):
     model = ERGM(n, edges=-0.7, two_stars=0.15, triangles=-0.35, k_stars={3: 0.05})
     beta = model.coefficients()
     zeta = 0.0
-    for g in itertools.islice(all_graphs(n), 0, None, 1 if n == 5 else 7):
+    for g in itertools.islice(all_graphs(n), 0, None, 1 if n == 5 else 29):
         for i, j in [(0, 1), (2, n - 1)]:
             d = change_statistics(g, i, j, model)
             zeta = max(zeta, abs(sum(beta.get(k, 0.0) * v for k, v in d.items())))

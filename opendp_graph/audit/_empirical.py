@@ -17,7 +17,7 @@ How the test is chosen (so that the confidence is honest):
 1. the outputs of each hypothesis are split in two halves; the first half only *selects* tests;
 2. the candidate events are one-sided thresholds ``{t(out) ≥ c}`` / ``{t(out) ≤ c}`` of scalar
    statistics ``t`` (the output itself for scalars; each coordinate and a mean-difference
-   projection for vectors; per-key values with ``-∞`` for a missing key for dict outputs; or the
+   projection and a Laplace log-likelihood ratio for vectors; per-key values with ``-∞`` for a missing key for dict outputs; or the
    caller's statistics), in both orientations (which hypothesis is the numerator);
 3. the ``candidates`` best events on the selection half (ranked by their own Clopper–Pearson
    lower bound, which penalises rare events) are evaluated on the second half, with a
@@ -258,13 +258,26 @@ def empirical_epsilon(
     sel0, ev0 = f0[:half], f0[half:]
     sel1, ev1 = f1[:half], f1[half:]
     if project:
-        # Mean-difference direction, estimated on the selection half only.
+        # Two combined statistics, both fitted on the selection half only:
+        # (a) the mean-difference direction (Gaussian-like noise);
+        # (b) a Laplace log-likelihood ratio Σ_k (|x_k − m0_k| − |x_k − m1_k|) / s_k with the
+        #     per-hypothesis medians m and the mean absolute deviation s; for Laplace noise this is
+        #     the privacy-loss variable itself, whose top values carry the whole ε.
+        extra0, extra1 = [], []
         scale = np.sqrt(0.5 * (sel0.var(axis=0) + sel1.var(axis=0))) + 1e-12
         w = (sel1.mean(axis=0) - sel0.mean(axis=0)) / scale**2
+        m0, m1 = np.median(sel0, axis=0), np.median(sel1, axis=0)
+        s = 0.5 * (np.abs(sel0 - m0).mean(axis=0) + np.abs(sel1 - m1).mean(axis=0)) + 1e-12
+        llr = lambda x: ((np.abs(x - m0) - np.abs(x - m1)) / s).sum(axis=1)
         if np.any(w != 0):
             names = names + ["mean-difference projection"]
-            sel0, ev0 = np.column_stack([sel0, sel0 @ w]), np.column_stack([ev0, ev0 @ w])
-            sel1, ev1 = np.column_stack([sel1, sel1 @ w]), np.column_stack([ev1, ev1 @ w])
+            extra0.append(lambda x: x @ w)
+        if np.any(m0 != m1):
+            names = names + ["Laplace log-likelihood ratio"]
+            extra0.append(llr)
+        if extra0:
+            sel0, ev0 = (np.column_stack([a] + [f(a) for f in extra0]) for a in (sel0, ev0))
+            sel1, ev1 = (np.column_stack([a] + [f(a) for f in extra0]) for a in (sel1, ev1))
 
     level = (1.0 - confidence) / (2 * candidates)
     n_sel0, n_sel1 = sel0.shape[0], sel1.shape[0]

@@ -112,7 +112,7 @@ def edge_secret_guarantee(measurement: Any, alpha: float = 0.0, *, d_in: Any = N
     eps, delta = _epsilon_delta(measurement, d_in)
     if assumption is None:
         assumption = (
-            "edges independent under the adversary's prior (Theorem 4.1)"
+            "the edges are independent under the adversary's prior (Theorem 4.1)"
             if alpha == 0
             else f"conditioning on one edge changes the probability of the rest of the graph by at most e^{float(alpha):g} (Lemma 4.1)"
         )
@@ -156,8 +156,12 @@ def describe_guarantee(guarantee: EdgeSecretGuarantee) -> str:
     else:
         lines += [
             f"  Under the assumption that {guarantee.assumption},",
-            f"  the same statement holds with e^{tot:.4g} = {math.exp(tot):.4g} in place of e^{eps:.4g}"
-            + (" (no loss: edges are independent)." if alpha == 0 else f" (α = {alpha:.4g} added for the dependence)."),
+            (
+                f"  the same statement holds for a single relationship, with the same factor e^{eps:.4g} (no loss)."
+                if alpha == 0
+                else f"  the same statement holds with e^{tot:.4g} = {math.exp(tot):.4g} in place of e^{eps:.4g}"
+                f" (α = {alpha:.4g} added for the dependence)."
+            ),
             "  If the real network has stronger dependence than assumed, this number does not apply.",
         ]
     lines += [
