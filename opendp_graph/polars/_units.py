@@ -246,7 +246,8 @@ def edge_unit(src: str = "src", dst: str = "dst", *, max_messages: int | None = 
         the table, ``d_in`` = ``M`` rows under ``SymmetricDistance``.
 
     **Privacy guarantee.** Neighbouring tables differ in the presence of one pair's messages
-    (:class:`~opendp_graph.EdgeDistance` 1 between their graphs). With the identifier that is
+    (:class:`~opendp_graph.EdgeDistance` 1 between their graphs: edge DP with a public node
+    set, the bounded flavour of paper 004 §3; "confidentiality" in paper 001 §1). With the identifier that is
     exactly OpenDP's ``SymmetricIdDistance`` 1 (one identifier added or removed). With the
     bound, the rows of the pair are all the rows that differ, at most ``M``, so the
     ``SymmetricDistance`` is at most ``M`` (and ``M`` is attained by a pair with ``M``
@@ -314,7 +315,8 @@ def edge_group_unit(k: int, src: str = "src", dst: str = "dst", *, max_messages:
 
 def edge_content_unit(src: str = "src", dst: str = "dst", *, max_messages: int | None = None) -> PrivacyUnit:
     """Protect each edge's content: who talks to whom is public, what one pair wrote is not
-    (the edge-label setting of :func:`~opendp_graph.edge_label_distance`).
+    (the edge-label setting of :func:`~opendp_graph.edge_label_distance`; paper 001 §3.2 with
+    independent edges).
 
     :param max_messages: ``None`` (default): ``ChangeOneIdDistance(pair)``, ``d_in`` = 1
         changed identifier (OpenDP: "identifiers that must be changed"); queries truncate per
@@ -378,8 +380,11 @@ def person_unit(
     (``D`` when ``R_v`` is empty on one side). Both bounds are attained (``v`` with ``D``
     messages replaced by ``D`` others). The count is over *both* roles: counting only what a
     person sent would leave the messages they received (up to ``D`` more rows) outside the
-    bound. Node-level DP of Hay et al. (ICDM 2009, §3) and Kasiviswanathan et al. (TCC 2013,
-    §2) on the communication graph, with the degree measured in message rows.
+    bound. This is node DP on the communication graph in the two variants Hehir, Niu &
+    Slavković describe (paper 004, §5 "Attributed graphs and node privacy": a node substituted,
+    i.e. its incident edges rewired with the node set public, or added/removed), with the degree
+    measured in message rows; paper 001 (§1) calls this individual privacy, as opposed to
+    confidentiality.
 
     >>> import opendp_graph as dpg
     >>> dpg.polars.person_unit("sender", "recipient", max_messages=20).privacy_unit
