@@ -4,10 +4,11 @@ Context whose accounting reads in people and edges.
 The analyst keeps a communication log as a Polars frame (sender, recipient, time, text ...),
 chooses *what to protect* and then writes ordinary OpenDP Polars queries::
 
-    import opendp.prelude as dp, opendp_graph as dpg
+    import opendp.prelude as dp, opendp_graph as dpg, polars as pl
     unit = dpg.polars.person_unit("sender", "recipient", max_messages=200)   # each person
     ctx = dpg.polars.compositor(log, unit, dp.loss_of(epsilon=1.0), split_evenly_over=2)
-    ctx.query().group_by("department").agg(dp.len(signed=False)).release().collect()
+    keys = pl.DataFrame({"department": public_department_names})
+    ctx.query().group_by("department").agg(dp.len(signed=False)).with_keys(keys).release().collect()
 
 * converters: :func:`graph_from_polars` (also ``Graph.from_polars``) and :func:`graph_to_polars`;
 * units: :func:`edge_unit`, :func:`edge_group_unit`, :func:`edge_content_unit`,
