@@ -218,6 +218,11 @@ class BinomialModel(CorrelationModel):
     ``f | s¹ ~ 1 + Binomial(nb, p1)`` (central edge counted). ``W`` is the largest ``W∞`` over
     the neighbourhood sizes ``nb`` that occur in ``neighbour_counts``.
 
+    Binomial laws have full support, so ``W∞`` — a supremum over *all* quantile levels — is
+    decided by tails far below anything a plot shows (probabilities like ``e^(−1000)``); it is
+    computed exactly there anyway (:func:`.wasserstein.binomial_gap_range`, log space). This is
+    why the Binomial W exceeds what the CDF plots suggest.
+
     With a DP fit (:meth:`fit_dp`) ``p0`` and ``p1`` are known only to lie in intervals; the
     quantile gaps are then bounded over the whole box, by monotonicity of binomial quantiles in
     ``p`` (``1 + Q_{p1}(t) − Q_{p0}(t)`` grows with ``p1`` and shrinks with ``p0`` for every ``t``).
@@ -320,13 +325,23 @@ class BinomialModel(CorrelationModel):
         (p0lo, p0hi), (p1lo, p1hi) = self.p0_range, self.p1_range
         rows, cdfs = [], {}
         d_min_all, d_max_all = None, None
-        for n in self.neighbour_counts.tolist():
+        # Largest neighbourhoods first; a size n can only give gaps in [low(n), n + 1], so sizes
+        # that cannot beat the running extremes are skipped (the result stays exact). low(n) is
+        # 1 − n in general, and 1 when p0 ≤ p1 (then Binomial(n, p1) dominates Binomial(n, p0)
+        # stochastically, so every quantile gap 1 + Q1 − Q0 is at least 1).
+        dominated = 0.0 < p0hi <= p1lo < 1.0
+        for n in sorted(self.neighbour_counts.tolist(), reverse=True):
+            low = 1 if dominated else 1 - n
+            if d_max_all is not None and n + 1 <= d_max_all and low >= d_min_all:
+                rows.append({"neighbours": n, "neighbourhood": n + 1, "d_min": None, "d_max": None, "W_inf": None, "skipped": True})
+                continue
             hi = binomial_gap_range(n, p0lo, p1hi)
             lo = binomial_gap_range(n, p0hi, p1lo)
             d_min, d_max = lo.d_min, hi.d_max
-            rows.append({"neighbours": n, "neighbourhood": n + 1, "d_min": d_min, "d_max": d_max, "W_inf": max(d_max, -d_min)})
+            rows.append({"neighbours": n, "neighbourhood": n + 1, "d_min": d_min, "d_max": d_max, "W_inf": max(d_max, -d_min), "skipped": False})
             d_min_all = d_min if d_min_all is None else min(d_min_all, d_min)
             d_max_all = d_max if d_max_all is None else max(d_max_all, d_max)
+        rows.reverse()
         n = int(self.neighbour_counts.max())
         values = np.arange(n + 2)
         cdf0 = np.append(stats.binom.cdf(np.arange(n + 1), n, self.p0), 1.0)

@@ -137,9 +137,10 @@ def binomial_gap_range(n: int, p0: float, p1: float, slack: float = 1e-9) -> Qua
     """Conservative ``(d_min, d_max)`` between ``Binomial(n, p0)`` (law given ``s⁰``) and
     ``1 + Binomial(n, p1)`` (given ``s¹``, central edge counted), tails included.
 
-    ``W∞`` is decided by the extreme tails (a mass of 1e-30 far away still counts), where CDFs
+    ``W∞`` is decided by the extreme tails (a mass of 1e-300 far away still counts), where CDFs
     in floating point all round to 1. So levels are compared on the log scale where they are
-    accurate: ``log F`` for levels up to 1/2, ``log(1 − F)`` (``binom.logsf``) above. Each
+    accurate: ``log F`` for levels up to 1/2, ``log(1 − F)`` above, both accumulated with
+    log-add-exp from the log-space pmf (no underflow for any ``n``). Each
     comparison gets ``slack`` (relative, in log space) in the direction that can only widen the
     range, so the result contains the exact one (equal to it except at near-ties).
     """
@@ -159,9 +160,17 @@ def binomial_gap_range(n: int, p0: float, p1: float, slack: float = 1e-9) -> Qua
             lc = np.where(v >= point, 0.0, -np.inf)
             ls = np.where(v >= point, -np.inf, 0.0)
             return lc, ls, np.array([point])
-        with np.errstate(divide="ignore"):
-            lc = np.where(x < 0, -np.inf, stats.binom.logcdf(x, n, p))
-            ls = np.where(x < 0, 0.0, np.where(x >= n, -np.inf, stats.binom.logsf(x, n, p)))
+        # log pmf is computed in log space (no underflow); cumulative sums by log-add-exp
+        logpmf = stats.binom.logpmf(np.arange(n + 1), n, p)
+        lcdf = np.logaddexp.accumulate(logpmf)
+        lsf = np.append(np.logaddexp.accumulate(logpmf[::-1])[::-1][1:], -np.inf)  # log Pr(X > k)
+        lc = np.full(v.size, -np.inf)
+        ls = np.zeros(v.size)
+        inside = (x >= 0) & (x <= n)
+        lc[inside] = lcdf[x[inside]]
+        ls[inside] = lsf[x[inside]]
+        lc[x > n] = 0.0
+        ls[x > n] = -np.inf
         return lc, ls, np.arange(shift, n + 1 + shift)
 
     lc0, ls0, atoms0 = logs(p0, 0)
