@@ -141,6 +141,71 @@ class ERGM:
         """Shorthand for :func:`ergm_alpha` on this model."""
         return ergm_alpha(self, **kwargs)
 
+    def sample(
+        self,
+        rng: np.random.Generator,
+        size: int,
+        *,
+        fixed: Mapping[tuple[int, int], bool] | None = None,
+        burn_in: int = 100,
+        thin: int = 2,
+    ) -> list[Graph]:
+        """Draw graphs by Gibbs sampling (for audits on more nodes than enumeration allows).
+
+        Each sweep visits every free pair and redraws it from its full conditional, whose log-odds
+        is ``βᵀΔ(g, i, j)`` (paper, Eq. 3); under a degree cap, a pair whose addition would break
+        the cap is set absent.  ``fixed`` pins pairs (e.g. the secret edge, to sample
+        ``P(G | {i,j} ∈ E)``).  A Markov chain, so the draws are correlated and only
+        approximately from the model after ``burn_in`` sweeps; ``thin`` sweeps between draws.
+        Driven entirely by the caller's ``rng`` (reproducible given its seed).  **For audits:**
+        Clopper–Pearson assumes independent draws; successive draws of one chain are not, so
+        thin generously (or run one short chain per draw) before trusting the stated confidence.
+        """
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError("rng must be a numpy.random.Generator")
+        for name, v, lo in (("size", size, 1), ("burn_in", burn_in, 0), ("thin", thin, 1)):
+            if isinstance(v, bool) or not isinstance(v, Integral) or v < lo:
+                raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
+        n = int(self.num_nodes)
+        pins = {}
+        for (i, j), present in dict(fixed or {}).items():
+            if not (0 <= i < n and 0 <= j < n and i != j):
+                raise ValueError(f"fixed pair ({i}, {j}) is not a pair of distinct nodes")
+            pins[(min(i, j), max(i, j))] = bool(present)
+        free = [(i, j) for i in range(n) for j in range(i + 1, n) if (i, j) not in pins]
+        a = np.zeros((n, n), dtype=np.int64)
+        for (i, j), present in pins.items():
+            a[i, j] = a[j, i] = int(present)
+        if self.max_degree is not None and a.sum(axis=1).max(initial=0) > self.max_degree:
+            raise ValueError("the fixed pairs already break the degree cap")
+        stars = self._star_coefficients()
+        cap = self.max_degree
+
+        def sweep() -> None:
+            u = rng.random(len(free))
+            for (i, j), r in zip(free, u):
+                a[i, j] = a[j, i] = 0
+                di, dj = int(a[i].sum()), int(a[j].sum())
+                if cap is not None and (di >= cap or dj >= cap):
+                    continue
+                logit = self.edges
+                for k, v in stars.items():
+                    logit += v * (math.comb(di, k - 1) + math.comb(dj, k - 1))
+                if self.triangles:
+                    logit += self.triangles * int(a[i] @ a[j])
+                if r < 1.0 / (1.0 + math.exp(-logit)):
+                    a[i, j] = a[j, i] = 1
+
+        for _ in range(int(burn_in)):
+            sweep()
+        out = []
+        for _ in range(int(size)):
+            for _ in range(int(thin)):
+                sweep()
+            src, dst = np.nonzero(np.triu(a, 1))
+            out.append(Graph.from_edges(src, dst, num_nodes=n))
+        return out
+
 
 def ergm_statistics(graph: Graph, model: ERGM | None = None) -> dict[str, int]:
     """The sufficient statistics ``u(g)`` of a graph: edges, two-stars, triangles (and the model's k-stars)."""
