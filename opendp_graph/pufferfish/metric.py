@@ -12,8 +12,11 @@
 **What ``d_in`` means.** ``d(G, G') = 1`` when ``G`` and ``G'`` have the same structure and
 ``G'`` arises from ``G`` by one *coupled secret flip* of the model: for some edge ``i`` and
 property ``a``, edge ``i`` gains ``a`` and ``k`` other edges of ``N[i]`` gain it too
-(``d = 1 + k``), or ``k ≥ 1`` of them lose it (``d = 1 − k``), with ``d`` in the model's range of
-quantile differences ``[d_min, d_max]`` (or the reverse). ``d`` is the path metric of this
+(``d = 1 + k``), or ``k ≥ 1`` of them lose it (``d = 1 − k``), with ``d`` in
+``[min(d_min, 1), max(d_max, 1)]`` where ``[d_min, d_max]`` is the model's range of quantile
+differences (or the reverse). The hull with 1 covers the clipping of pooled laws to an edge's
+feasible range ``[s, |N[i]| − 1 + s]`` (:mod:`.models`): a clipped quantile difference lies
+between 1 and an unclipped one. ``d`` is the path metric of this
 relation (so a metric; ``inf`` between different structures). The Pufferfish guarantee is
 about ``d_in = 1``: **one secret pair**.
 
@@ -109,7 +112,7 @@ class PufferfishDistance:
                 if others_gain and lost:
                     continue
                 d = 1 + len(others_gain) - len(lost)
-                if not (self.d_min <= d <= self.d_max):
+                if not (min(self.d_min, 1) <= d <= max(self.d_max, 1)):
                     continue
                 hood = _closed_neighbourhood(g1, centre)
                 if all(i in hood for i in diff):
@@ -153,7 +156,7 @@ class PufferfishDistance:
                             if k == 0 and not same_way:
                                 continue
                             d = 1 + k if same_way else 1 - k
-                            if not (self.d_min <= d <= self.d_max):
+                            if not (min(self.d_min, 1) <= d <= max(self.d_max, 1)):
                                 continue
                             # same_way: neighbours flip like the centre; else the opposite way
                             want_has = not has if same_way else has

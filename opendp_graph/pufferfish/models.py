@@ -23,8 +23,8 @@ Under (1)–(3), coupling the two values of ``f`` by their quantiles and the nei
 common random order gives a coupling of the *whole labellings* in which the two sides differ
 only in property ``a`` on ``N[i]``: the central edge flips, and ``|d − 1|`` neighbours flip, all
 in the same direction, where ``d = f¹ − f⁰`` ranges over the quantile differences
-``[d_min, d_max]`` of the model (:func:`.wasserstein.quantile_gap_range`; clipping can only
-shrink them). Song, Wang & Chaudhuri's ``W = sup W∞ = max(d_max, −d_min)`` (Theorem 3.2) and
+``[d_min, d_max]`` of the model (:func:`.wasserstein.quantile_gap_range`), or — after clipping
+a pooled law to an edge's feasible range — between 1 and such a difference. Song, Wang & Chaudhuri's ``W = sup W∞ = max(d_max, −d_min)`` (Theorem 3.2) and
 the *flip bound* ``F = 1 + max(|d_max − 1|, |d_min − 1|)`` (the most edges that change) are what
 the Pufferfish metric (:mod:`.metric`) turns into stability maps.
 
@@ -72,8 +72,8 @@ _SOURCES = ("private", "public")
 
 def flip_bound(d_min: int, d_max: int) -> int:
     """Most edges whose property ``a`` differs between the coupled labellings when the quantile
-    difference ``d = f¹ − f⁰`` ranges over ``[d_min, d_max]``: the central edge plus ``|d − 1|``
-    neighbours, maximised at an end of the range (``|d − 1|`` is convex)."""
+    difference ``d = f¹ − f⁰`` ranges over ``[min(d_min, 1), max(d_max, 1)]``: the central edge
+    plus ``|d − 1|`` neighbours, maximised at an end of the range (``|d − 1|`` is convex)."""
     return 1 + max(abs(d_max - 1), abs(d_min - 1))
 
 
