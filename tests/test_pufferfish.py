@@ -470,3 +470,18 @@ def test_coverage(path3):
         assert model.covers(path3)
         assert not model.covers(bigger)
     assert GlobalModel.fit(path3).covers(bigger) and EdgeLevelModel().covers(bigger)
+
+
+def test_context_api(path3):
+    model = GlobalModel.fit(path3, source="public")
+    ctx = dp.Context.compositor(
+        data=path3,
+        privacy_unit=(dpg.pufferfish_distance(model), 1),
+        privacy_loss=dp.loss_of(epsilon=2.0),
+        split_evenly_over=2,
+        domain=dpg.graph_domain(labeled=True),
+    )
+    query = ctx.query().label_counts(2, ["a", "b"]).laplace()
+    assert query.param() == pytest.approx(2 * model.flip_bound / 1.0)  # ε = 1 per query
+    assert len(query.release()) == 2
+    assert len(ctx.query().label_counts(2, ["a", "b"]).laplace().release()) == 2
