@@ -36,6 +36,19 @@ above ε for every ``n ≥ 5``.  The auditor's bound saturates at roughly
 ``log(samples / log(1/level))`` because a threshold attack cannot certify a ratio larger than
 the inverse of the smallest probability it can estimate: that is a limit of the audit, not of
 the mechanism.  The W-calibrated release stays within ε (exact values between 0.93 and 0.99).
+
+Measured (full run, defaults: a = 0.6, b = 0.3, ε = 1, 20 000 samples, seed 2024, 93 s)::
+
+      n      α   edge-DP exact  edge-DP audit  attack acc   W∞   Puff. exact  Puff. audit  Puff. acc
+      5     6.2       3.64          3.39         0.840       4     0.930        0.864       0.669
+     10    30.5      13.88          6.83         0.979      15     0.949        0.848       0.682
+     20   131.0      56.34          7.46         1.000      59     0.979        0.841       0.692
+     40   540.0     229.07          7.46         1.000     237     0.991        0.939       0.695
+     80  2189.7     925.89          7.46         1.000     957     0.991        0.893       0.695
+    160  8816.1    3804.60          7.46         1.000    3849     0.992        0.933       0.695
+
+(The audit columns are random: OpenDP's noise is not seedable.  The Pufferfish accuracy is
+below ``e/(1+e) ≈ 0.731``, the most any test can reach under 1-Pufferfish with a fair prior.)
 """
 
 from __future__ import annotations
