@@ -464,6 +464,20 @@ def test_enron_models(shared_data):
     assert max(r["W_inf"] for r in table) == models["Conditional"].W
 
 
+def test_conditional_unobserved_buckets():
+    # a path of two edges, both carrying "a": no s0 secret was ever observed
+    g = dpg.Graph.from_edges([0, 1], [1, 2], labels=[["a"], ["a"]])
+    bound = ConditionalModel.fit(g, base=2)
+    ignore = ConditionalModel.fit(g, base=2, unobserved="ignore")
+    (row,) = bound.wasserstein().table
+    assert not row["observed"] and row["W_inf"] == 2  # trivial bound: the neighbourhood, N = 2
+    assert bound.W == 2 and bound.flip_bound == 2
+    assert ignore.fingerprint() != bound.fingerprint() and "ignore" in repr(ignore)
+    assert ignore.W == 1 and ignore.wasserstein().table[0]["W_inf"] is None
+    with pytest.raises(ValueError, match="unobserved"):
+        ConditionalModel.fit(g, unobserved="drop")
+
+
 def test_coverage(path3):
     bigger = dpg.Graph.from_edges([0, 0, 0, 0, 1], [1, 2, 3, 4, 2], labels=[["a"], [], [], [], ["a"]])
     for model in (BinomialModel.fit(path3), ConditionalModel.fit(path3, base=2), MarkovQuiltModel.for_graph(path3)):

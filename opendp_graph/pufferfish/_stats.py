@@ -125,14 +125,15 @@ def neighbourhood_stats(graph: Graph, *, base: float = 10.0, labels: sp.csr_arra
     c_keys = c_rows * np.int64(max(P, 1)) + C.indices.astype(np.int64)
     c_vals = C.data.astype(np.int64)
 
-    def lookup(nodes: np.ndarray, props: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(C[nodes, props], C[nodes, props] > 0)`` by binary search in the sorted keys."""
+    def lookup(nodes: np.ndarray, props: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(C[nodes, props], C[nodes, props] > 0, position in C)`` by binary search in the sorted keys."""
         keys = nodes * np.int64(max(P, 1)) + props
         if c_keys.size == 0:
-            return np.zeros(keys.size, dtype=np.int64), np.zeros(keys.size, dtype=bool)
+            z = np.zeros(keys.size, dtype=np.int64)
+            return z, np.zeros(keys.size, dtype=bool), z
         pos = np.minimum(np.searchsorted(c_keys, keys), c_keys.size - 1)
         hit = c_keys[pos] == keys
-        return np.where(hit, c_vals[pos], 0), hit
+        return np.where(hit, c_vals[pos], 0), hit, pos
 
     hist1 = np.zeros((nFB, nSB, K + 1), dtype=np.int64)
     hist0 = np.zeros((nFB, nSB, K + 1), dtype=np.int64)
@@ -151,8 +152,8 @@ def neighbourhood_stats(graph: Graph, *, base: float = 10.0, labels: sp.csr_arra
     other = np.where(small_is_src, dst, src)
     cand = rowlen[w]
     l_keys = le * np.int64(max(P, 1)) + la  # sorted (CSR, sorted indices)
-    both_keys: list[np.ndarray] = []  # (node, prop, size bucket) keys of B pairs, for both(x, a, sb)
-    nSBk = np.int64(nSB)
+    both_pos: list[np.ndarray] = []  # positions in C of (endpoint, prop) for every B pair, both ends
+    both_bucket: list[np.ndarray] = []  # the size bucket of that B pair's edge
     start = 0
     cum = np.cumsum(cand)
     while start < E:
@@ -165,8 +166,9 @@ def neighbourhood_stats(graph: Graph, *, base: float = 10.0, labels: sp.csr_arra
         e_of = np.repeat(idx, lens)
         props = C.indices[pos].astype(np.int64)
         cw = C.data[pos].astype(np.int64)
-        co, hit = lookup(other[e_of], props)
+        co, hit, pos_o = lookup(other[e_of], props)
         e_of, props, g = e_of[hit], props[hit], cw[hit] + co[hit]
+        pos_w, pos_o = pos[hit], pos_o[hit]
         # which B pairs are labelled (s1)? those are already counted
         keys = e_of * np.int64(max(P, 1)) + props
         if l_keys.size:
@@ -176,16 +178,15 @@ def neighbourhood_stats(graph: Graph, *, base: float = 10.0, labels: sp.csr_arra
             is_l = np.zeros(keys.size, dtype=bool)
         s0 = ~is_l
         _add_counts(hist0, fb[props[s0]], sb[e_of[s0]], g[s0])
-        bucket = sb[e_of]
-        for ends in (src, dst):
-            both_keys.append((ends[e_of] * np.int64(max(P, 1)) + props) * nSBk + bucket)
+        bucket = sb[e_of].astype(np.int16)
+        both_pos += [pos_w, pos_o]
+        both_bucket += [bucket, bucket]
         start = stop
 
     # ---- s0 pairs with exactly one endpoint seeing a: weight deg_in_bucket(x, sb) - both(x, a, sb)
-    if both_keys:
-        bk, bcount = np.unique(np.concatenate(both_keys), return_counts=True)
-    else:
-        bk, bcount = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    bpos = np.concatenate(both_pos) if both_pos else np.zeros(0, dtype=np.int64)
+    bbucket = np.concatenate(both_bucket) if both_bucket else np.zeros(0, dtype=np.int16)
+    del both_pos, both_bucket
     edges_at = np.zeros((n, nSB), dtype=np.int64)  # edges at node x in each size bucket
     if E:
         np.add.at(edges_at, (src, sb), 1)
@@ -193,12 +194,7 @@ def neighbourhood_stats(graph: Graph, *, base: float = 10.0, labels: sp.csr_arra
     c_props = C.indices.astype(np.int64)
     for s in range(nSB):
         at = edges_at[c_rows, s]
-        keys = c_keys * nSBk + s
-        if bk.size:
-            p = np.minimum(np.searchsorted(bk, keys), bk.size - 1)
-            both = np.where(bk[p] == keys, bcount[p], 0)
-        else:
-            both = 0
+        both = np.bincount(bpos[bbucket == s], minlength=c_keys.size) if c_keys.size else 0
         weight = at - both
         keep = weight > 0
         _add_counts(hist0, fb[c_props[keep]], np.full(int(keep.sum()), s, dtype=np.int64), c_vals[keep], weight[keep])

@@ -336,7 +336,7 @@ class BinomialModel(CorrelationModel):
                 rows.append({"neighbours": n, "neighbourhood": n + 1, "d_min": None, "d_max": None, "W_inf": None, "skipped": True})
                 continue
             hi = binomial_gap_range(n, p0lo, p1hi)
-            lo = binomial_gap_range(n, p0hi, p1lo)
+            lo = hi if (p0lo, p1hi) == (p0hi, p1lo) else binomial_gap_range(n, p0hi, p1lo)
             d_min, d_max = lo.d_min, hi.d_max
             rows.append({"neighbours": n, "neighbourhood": n + 1, "d_min": d_min, "d_max": d_max, "W_inf": max(d_max, -d_min), "skipped": False})
             d_min_all = d_min if d_min_all is None else min(d_min_all, d_min)
@@ -455,27 +455,47 @@ class ConditionalModel(_EmpiricalModel):
         "per neighbourhood-size bucket, how neighbourhoods share properties: the best-informed attacker"
     )
 
-    def __init__(self, hist0, hist1, max_size, base, *, pairs: np.ndarray, fitted_on: str, data_dependent: bool):
+    _UNOBSERVED = ("bound", "ignore")
+
+    def __init__(self, hist0, hist1, max_size, base, *, pairs: np.ndarray, fitted_on: str, data_dependent: bool, unobserved: str = "bound"):
         super().__init__(hist0, hist1, max_size, base, fitted_on=fitted_on, data_dependent=data_dependent)
         self.pairs = np.asarray(pairs, dtype=np.int64)
+        if unobserved not in self._UNOBSERVED:
+            raise ValueError(f"unobserved must be one of {self._UNOBSERVED}, got {unobserved!r}")
+        self.unobserved = unobserved
 
     @classmethod
-    def fit(cls, graph: Graph, *, base: float = 10.0, source: str = "private") -> "ConditionalModel":
-        """Exact per-bucket histograms (see :mod:`._stats`); ``base`` of the log buckets."""
+    def fit(cls, graph: Graph, *, base: float = 10.0, source: str = "private", unobserved: str = "bound") -> "ConditionalModel":
+        """Exact per-bucket histograms (see :mod:`._stats`); ``base`` of the log buckets.
+
+        ``unobserved`` says what a bucket whose ``s⁰`` or ``s¹`` side was never observed gets:
+        ``"bound"`` (default) the trivial bound (the bucket's largest neighbourhood), or
+        ``"ignore"``: no constraint — the fitted attacker gives the unobserved secret zero prior
+        probability, and Pufferfish privacy only constrains pairs of secrets that both have
+        positive probability (Definition 2.3). ``"ignore"`` is thus exactly as strong as the
+        model's belief that such secrets cannot occur.
+        """
         g = _check_graph(graph)
         base = _check_base(base)
         fitted_on, dependent = _check_source(source)
         st = neighbourhood_stats(g, base=base)
-        return cls._from_stats(st, fitted_on, dependent)
+        return cls._from_stats(st, fitted_on, dependent, unobserved)
 
     @classmethod
-    def _from_stats(cls, st: NeighbourhoodStats, fitted_on: str, dependent: bool) -> "ConditionalModel":
+    def _from_stats(cls, st: NeighbourhoodStats, fitted_on: str, dependent: bool, unobserved: str = "bound") -> "ConditionalModel":
         return cls(
-            st.hist0, st.hist1, st.max_size_by_bucket, st.base, pairs=st.pairs_by_bucket, fitted_on=fitted_on, data_dependent=dependent
+            st.hist0,
+            st.hist1,
+            st.max_size_by_bucket,
+            st.base,
+            pairs=st.pairs_by_bucket,
+            fitted_on=fitted_on,
+            data_dependent=dependent,
+            unobserved=unobserved,
         )
 
     def _content(self) -> list[Any]:
-        return super()._content() + [self.pairs]
+        return super()._content() + [self.pairs, self.unobserved]
 
     def covers(self, graph: Graph) -> bool:
         """True iff every edge falls in a size bucket the model was fitted on, no larger than
@@ -502,6 +522,11 @@ class ConditionalModel(_EmpiricalModel):
                 h0, h1 = self.hist0[fb, sb], self.hist1[fb, sb]
                 max_n = int(self.max_size[sb])
                 gaps, observed = _bucket_gaps(h0, h1, max_n)
+                if not observed and self.unobserved == "ignore":
+                    rows.append({"log_freq": fb, "log_size": sb, "secrets_s0": int(h0.sum()), "secrets_s1": int(h1.sum()),
+                                 "max_neighbourhood": max_n, "d_min": None, "d_max": None, "W_inf": None,
+                                 "W_inf_fraction": None, "paper_style_W": None, "observed": False})
+                    continue
                 w = gaps.w_infinity
                 cap = min(n_max, int(round(self.base ** (sb + 1)))) if n_max else 0
                 rows.append(
@@ -528,7 +553,7 @@ class ConditionalModel(_EmpiricalModel):
         return WassersteinReport(W, d_min_all, d_max_all, flip_bound(d_min_all, d_max_all), rows, cdfs)
 
     def _repr_fields(self) -> str:
-        return f"base={self.base:g}, buckets={tuple(self.hist0.shape[:2])}"
+        return f"base={self.base:g}, buckets={tuple(self.hist0.shape[:2])}, unobserved={self.unobserved!r}"
 
 
 # --------------------------------------------------------------------------- baselines

@@ -85,7 +85,7 @@ def plot_bucket_table(model: CorrelationModel, ax: Any = None, *, value: str = "
     ns = max(r["log_size"] for r in rows) + 1
     grid = np.full((nf, ns), np.nan)
     for r in rows:
-        grid[r["log_freq"], r["log_size"]] = r[value]
+        grid[r["log_freq"], r["log_size"]] = np.nan if r[value] is None else r[value]
     if ax is None:
         _, ax = plt.subplots(figsize=(5, 4))
     im = ax.imshow(grid, origin="lower", cmap="viridis", aspect="auto")

@@ -82,7 +82,12 @@ def _exact_masses(p: Any, name: str) -> list:
 
 def _first_reaching(cum_a: list, tot_a, cum_b_values: list, tot_b) -> np.ndarray:
     """For each level ``cum_b/tot_b`` the least index ``i`` with ``cum_a[i]/tot_a ≥`` that level."""
-    # cross-multiplied exact comparison: cum_a[i] * tot_b >= cum_b * tot_a
+    # cross-multiplied exact comparison: cum_a[i] * tot_b >= cum_b * tot_a; in int64 when no
+    # product can overflow, else with Python integers (object arrays)
+    if all(isinstance(t, int) for t in (tot_a, tot_b)) and tot_a * tot_b < 2**62:
+        left = np.asarray(cum_a, dtype=np.int64) * np.int64(tot_b)
+        right = np.asarray(cum_b_values, dtype=np.int64) * np.int64(tot_a)
+        return np.searchsorted(left, right, side="left")
     left = np.empty(len(cum_a), dtype=object)
     left[:] = [c * tot_b for c in cum_a]
     right = np.empty(len(cum_b_values), dtype=object)
