@@ -127,7 +127,7 @@ def test_threshold_set_union_release():
     g = Graph.from_edges(
         list(range(40)), list(range(1, 41)), labels=[["common", f"rare{i}"] for i in range(40)]
     )
-    meas = (dpg.graph_domain(labeled=True), dpg.edge_distance()) >> dpg.then_label_count_map(2) >> dp.m.then_laplace_threshold(
+    meas = (dpg.graph_domain(labeled=True), dpg.edge_distance()) >> dpg.then_label_count_map(2) >> dpg.then_laplace_threshold(
         scale=1.0, threshold=15
     )
     released = meas(g)

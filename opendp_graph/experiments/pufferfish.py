@@ -10,7 +10,8 @@
   with ``λ = d_out/ε`` (``d_out = t.map(1)``): yield (noisy counts > 0) and RMSE over trials,
   for edge-level, node-level, Binomial, Global, Conditional, a DP-fitted Binomial and group
   privacy (trivial Markov quilt).
-* **Table 3** — DP set union: ``then_label_count_map(c) >> dp.m.then_laplace_threshold`` with
+* **Table 3** — DP set union: ``then_label_count_map(c) >> dpg.then_laplace_threshold`` (OpenDP's
+  mechanism with δ corrected, :mod:`opendp_graph.measurements`) with
   scale and threshold searched so that ``(ε, δ = 1e-6)`` holds: the number of released n-grams.
 
 Trials re-run only the noise stage: the chain's function is ``noise(query(G))``, so the exact
@@ -107,7 +108,9 @@ def _noise_trials(task: tuple) -> tuple[list[float], list[float]]:
             yields.append(float((noisy > 0).sum()))
             rmses.append(float(np.sqrt(np.mean((noisy - _WORKER["vec"]) ** 2))))
         return yields, rmses
-    noise = dp.m.make_laplace_threshold(
+    import opendp_graph as dpg
+
+    noise = dpg.make_laplace_threshold(
         dp.map_domain(dp.atom_domain(T=dp.String), dp.atom_domain(T=dp.i64)),
         dp.l01inf_distance(dp.absolute_distance(T=dp.i64)),
         scale=scale,
@@ -207,16 +210,18 @@ def run(
             big = 2**30
 
             def eps_of(s):
-                return (tmap >> dp.m.then_laplace_threshold(scale=s, threshold=big)).map(1)[0]
+                return (tmap >> dpg.then_laplace_threshold(scale=s, threshold=big)).map(1)[0]
 
             s_star = dp.binary_search(lambda s: eps_of(s) <= eps, bounds=(1e-6, 1e9))
 
+            # dpg's thresholded Laplace: OpenDP 0.16 under-reports δ by e^{1/scale}
+            # (opendp_graph.measurements), which would make this search pick too low a threshold.
             def delta_ok(th):
-                return (tmap >> dp.m.then_laplace_threshold(scale=s_star, threshold=th)).map(1)[1] <= delta
+                return (tmap >> dpg.then_laplace_threshold(scale=s_star, threshold=th)).map(1)[1] <= delta
 
-            lowest = max(int(tmap.map(1)[2]), 1)
+            lowest = int(tmap.map(1)[2]) + 1
             th = lowest if delta_ok(lowest) else dp.binary_search(delta_ok, bounds=(lowest, big), T=int)
-            mthr = tmap >> dp.m.then_laplace_threshold(scale=s_star, threshold=th)
+            mthr = tmap >> dpg.then_laplace_threshold(scale=s_star, threshold=th)
             e_spent, d_spent = mthr.map(1)
             table3.append(
                 {

@@ -159,7 +159,8 @@ def make_label_count_map(
     vocabulary: Sequence[str] | None = None,
 ) -> dp.Transformation:
     """The same counts as a ``{property: count}`` map (``l01inf_distance``), keeping only
-    contributed properties, so that ``>> dp.m.then_laplace_threshold(...)`` releases an unknown
+    contributed properties, so that ``>> dpg.then_laplace_threshold(...)`` (OpenDP's thresholded
+    Laplace with δ corrected, see :mod:`opendp_graph.measurements`) releases an unknown
     set of properties (DP set union, Gopi et al. 2020). With ``vocabulary=None`` every property
     may appear: the *keys* are then private, which the threshold mechanism accounts for.
     """

@@ -1,0 +1,72 @@
+"""The corrected thresholded Laplace: δ checked exactly against the discrete Laplace tail and
+empirically against the release frequency of OpenDP's own mechanism."""
+
+import math
+
+import opendp.prelude as dp
+import pytest
+
+import opendp_graph as dpg
+from opendp_graph import Graph
+
+MAP_DOMAIN = dp.map_domain(dp.atom_domain(T=dp.String), dp.atom_domain(T=dp.i64))
+MAP_METRIC = dp.l01inf_distance(dp.absolute_distance(T=dp.i64))
+
+
+def discrete_laplace_tail(t: int, scale: float) -> float:
+    """Pr[Z ≥ t] for OpenDP's discrete Laplace, Pr[Z = z] ∝ exp(−|z| / scale), t ≥ 1."""
+    r = math.exp(-1 / scale)
+    return (1 - r) / (1 + r) * r**t / (1 - r)
+
+
+@pytest.mark.parametrize("scale, threshold", [(1.0, 3), (1.0, 6), (2.0, 9), (0.5, 4)])
+@pytest.mark.parametrize("linf", [1, 2, 3])
+def test_delta_is_the_tail_at_threshold_minus_linf(scale, threshold, linf):
+    meas = dpg.make_laplace_threshold(MAP_DOMAIN, MAP_METRIC, scale=scale, threshold=threshold)
+    if threshold <= linf:  # δ would be Pr[Z ≥ 0] > 1/2: refused (OpenDP itself reports 0.27 at T = ℓ∞ = 3)
+        with pytest.raises(dp.OpenDPException, match="must exceed the ℓ∞ distance"):
+            meas.map((1, linf, linf))
+        return
+    eps, delta = meas.map((1, linf, linf))
+    assert delta == pytest.approx(discrete_laplace_tail(threshold - linf, scale), rel=1e-6)
+    naive = dp.m.make_laplace_threshold(MAP_DOMAIN, MAP_METRIC, scale=scale, threshold=threshold)
+    n_eps, n_delta = naive.map((1, linf, linf))
+    assert eps == n_eps and delta == pytest.approx(n_delta * math.exp(1 / scale), rel=1e-6)
+    assert meas.check((1, linf, linf), (eps, delta))
+    assert not meas.check((1, linf, linf), (eps, delta * (1 - 1e-6)))
+
+
+def test_release_frequency_matches_the_corrected_delta():
+    """A key of count 1 (absent on the neighbour) is released with probability Pr[Z ≥ T − 1]:
+    20,000 releases at scale 1, T = 3, where the corrected δ is 0.0989 and OpenDP reports 0.0364.
+    The 6-sigma band (±0.013) cannot contain OpenDP's figure, and misses ours with probability
+    < 1e-8."""
+    meas = dpg.make_laplace_threshold(MAP_DOMAIN, MAP_METRIC, scale=1.0, threshold=3)
+    _, delta = meas.map((1, 1, 1))
+    n = 20_000
+    frequency = sum("k" in meas({"k": 1}) for _ in range(n)) / n
+    sigma = math.sqrt(delta * (1 - delta) / n)
+    assert abs(frequency - delta) < 6 * sigma
+    _, reported_by_opendp = dp.m.make_laplace_threshold(MAP_DOMAIN, MAP_METRIC, scale=1.0, threshold=3).map((1, 1, 1))
+    assert frequency - reported_by_opendp > 6 * sigma
+
+
+def test_chains_after_label_count_map():
+    g = Graph.from_edges(list(range(30)), list(range(1, 31)), labels=[["common"]] * 30)
+    space = dpg.graph_domain(labeled=True), dpg.edge_distance()
+    union = space >> dpg.then_label_count_map(1) >> dpg.then_laplace_threshold(scale=1.0, threshold=8)
+    assert union(g) .keys() <= {"common"}
+    eps, delta = union.map(1)
+    assert eps == pytest.approx(1.0) and delta == pytest.approx(discrete_laplace_tail(7, 1.0), rel=1e-6)
+    composed = dp.c.make_composition([union, union])
+    assert composed.map(1)[1] == pytest.approx(2 * delta, rel=1e-6)
+
+
+def test_rejects_float_values_and_bad_threshold():
+    float_domain = dp.map_domain(dp.atom_domain(T=dp.String), dp.atom_domain(T=dp.f64, nan=False))
+    with pytest.raises(TypeError, match="integer counts"):
+        dpg.make_laplace_threshold(float_domain, dp.l01inf_distance(dp.absolute_distance(T=dp.f64)), 1.0, 3)
+    with pytest.raises(TypeError, match="threshold"):
+        dpg.make_laplace_threshold(MAP_DOMAIN, MAP_METRIC, 1.0, 3.5)
+    with pytest.raises(TypeError, match="map domain"):
+        dpg.make_laplace_threshold(dp.vector_domain(dp.atom_domain(T=dp.i64)), dp.l1_distance(T=dp.i64), 1.0, 3)
