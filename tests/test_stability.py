@@ -409,3 +409,23 @@ def test_random_labelled_graphs(triple, c):
     if d is not None:
         counts = dpg.make_label_counts(dpg.graph_domain(labeled=True, max_degree=D), dpg.node_distance(), c, vocab)
         assert l1(counts(g), counts(h)) <= counts.map(d)
+
+
+@settings(max_examples=40, deadline=None)
+@given(labelled_graph_and_neighbour(), st.integers(1, 5), st.booleans())
+def test_label_selection_matches_a_plain_reference(triple, c, with_vocabulary):
+    """The vectorised per-edge selection equals the definition: of an edge's properties in the
+    vocabulary, the first ``c`` in vocabulary order (lexicographic without a vocabulary)."""
+    from opendp_graph.transformations.labels import label_count_map, label_counts
+
+    g, _, words = triple
+    vocab = words[::-1][: max(1, len(words) // 2) + 1] + ["never-used"] if with_vocabulary else None
+    order = {w: i for i, w in enumerate(vocab)} if vocab is not None else None
+    expected: dict[str, int] = {}
+    for labels in g.label_sets():
+        eligible = sorted((w for w in labels if order is None or w in order), key=(order.get if order else None))
+        for w in eligible[:c]:
+            expected[w] = expected.get(w, 0) + 1
+    assert label_count_map(g, c, vocab) == expected
+    if vocab is not None:
+        assert label_counts(g, c, vocab) == [expected.get(w, 0) for w in vocab]

@@ -13,6 +13,7 @@ from numbers import Integral
 
 import numpy as np
 import opendp.prelude as dp
+import scipy.sparse as sp
 
 from ..domains import GraphDomain, graph_domain_descriptor
 from ..graph import Graph
@@ -62,26 +63,34 @@ def selected_labels(graph: Graph, max_labels_per_edge: int, vocabulary: Sequence
     ``rank`` indexes ``vocabulary`` if given, else ``graph.vocabulary`` (sorted, so rank order is
     lexicographic). Per edge, the ``max_labels_per_edge`` smallest ranks are kept: a rule that
     reads only that edge's own labels.
+
+    Implementation: the label matrix's columns are permuted into rank order (dropping those not
+    in the vocabulary) and each row's indices sorted, in SciPy's C code; then an entry's position
+    in its row is its index minus the row start, and the first ``c`` of each row are kept. No
+    sort over all (edge, property) pairs, which measured 2× slower at 6 M pairs.
     """
     if not graph.is_labeled:
         raise ValueError("graph is unlabeled")
-    coo = graph.labels.tocoo()
-    rows, cols = coo.row.astype(np.int64), coo.col.astype(np.int64)
+    matrix = graph.labels
+    rank_of_kept_column = None
     if vocabulary is not None:
-        position = {w: i for i, w in enumerate(vocabulary)}
-        rank_of_column = np.array([position.get(w, -1) for w in graph.vocabulary], dtype=np.int64)
-        ranks = rank_of_column[cols] if cols.size else cols
-        keep = ranks >= 0
-        rows, ranks = rows[keep], ranks[keep]
-    else:
-        ranks = cols
-    order = np.lexsort((ranks, rows))
-    rows, ranks = rows[order], ranks[order]
-    if rows.size:
-        starts = np.searchsorted(rows, rows, side="left")
-        position_in_edge = np.arange(rows.size) - starts
-        keep = position_in_edge < max_labels_per_edge
-        rows, ranks = rows[keep], ranks[keep]
+        column = {w: j for j, w in enumerate(graph.vocabulary)}
+        in_graph = [(rank, column[w]) for rank, w in enumerate(vocabulary) if w in column]
+        rank_of_kept_column = np.fromiter((r for r, _ in in_graph), dtype=np.int64, count=len(in_graph))
+        kept_columns = np.fromiter((j for _, j in in_graph), dtype=np.int64, count=len(in_graph))
+        matrix = matrix[:, kept_columns]  # column k now has rank rank_of_kept_column[k], increasing in k
+    matrix = sp.csr_array(matrix)
+    if not matrix.has_sorted_indices:
+        matrix = matrix.copy()
+        matrix.sort_indices()
+    indptr = matrix.indptr.astype(np.int64)
+    per_row = np.diff(indptr)
+    position_in_row = np.arange(matrix.indices.size, dtype=np.int64) - np.repeat(indptr[:-1], per_row)
+    keep = position_in_row < max_labels_per_edge
+    rows = np.repeat(np.arange(graph.num_edges, dtype=np.int64), per_row)[keep]
+    ranks = matrix.indices[keep].astype(np.int64)
+    if rank_of_kept_column is not None:
+        ranks = rank_of_kept_column[ranks]
     return rows, ranks
 
 
