@@ -71,8 +71,13 @@ def random_labelled_graph(rng, n_max=8, m_max=14, words="abcd"):
 
 
 # ----------------------------------------------------------------------------- the engine
+@pytest.mark.parametrize("dense_lookup", [True, False], ids=["dense-table", "binary-search"])
 @pytest.mark.parametrize("seed", range(40))
-def test_statistics_engine_matches_scan(seed):
+def test_statistics_engine_matches_scan(seed, dense_lookup, monkeypatch):
+    """Both probe paths of the engine (dense (node, property) table, and binary search, used when
+    n·P is too large for a table) give the reference histograms."""
+    if not dense_lookup:
+        monkeypatch.setattr("opendp_graph.pufferfish._stats._DENSE_LOOKUP_MAX", 0)
     rng = np.random.default_rng(seed)
     g = random_labelled_graph(rng)
     base = float(rng.choice([2.0, 3.0, 10.0]))

@@ -39,6 +39,7 @@ import scipy.sparse as sp
 from ..graph import Graph
 
 _CHUNK = 4_000_000  # candidate (edge, property) probes per chunk
+_DENSE_LOOKUP_MAX = 2**26  # largest n·P for the dense (node, property) → position table (256 MB)
 
 
 def log_bucket(values: np.ndarray, base: float) -> np.ndarray:
@@ -125,14 +126,26 @@ def neighbourhood_stats(graph: Graph, *, base: float = 10.0, labels: sp.csr_arra
     c_keys = c_rows * np.int64(max(P, 1)) + C.indices.astype(np.int64)
     c_vals = C.data.astype(np.int64)
 
+    # Position of each (node, property) key in C, for O(1) probes: a dense table when n·P is
+    # small enough (measured 2× faster fits at 1 M edges than binary search), else binary search.
+    dense_pos = None
+    if 0 < c_keys.size < 2**31 - 1 and n * max(P, 1) <= _DENSE_LOOKUP_MAX:
+        dense_pos = np.full(n * max(P, 1), -1, dtype=np.int32)
+        dense_pos[c_keys] = np.arange(c_keys.size, dtype=np.int32)
+
     def lookup(nodes: np.ndarray, props: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(C[nodes, props], C[nodes, props] > 0, position in C)`` by binary search in the sorted keys."""
+        """``(C[nodes, props], C[nodes, props] > 0, position in C)``."""
         keys = nodes * np.int64(max(P, 1)) + props
         if c_keys.size == 0:
             z = np.zeros(keys.size, dtype=np.int64)
             return z, np.zeros(keys.size, dtype=bool), z
-        pos = np.minimum(np.searchsorted(c_keys, keys), c_keys.size - 1)
-        hit = c_keys[pos] == keys
+        if dense_pos is not None:
+            found = dense_pos[keys]
+            hit = found >= 0
+            pos = np.where(hit, found, 0).astype(np.int64)
+        else:
+            pos = np.minimum(np.searchsorted(c_keys, keys), c_keys.size - 1)
+            hit = c_keys[pos] == keys
         return np.where(hit, c_vals[pos], 0), hit, pos
 
     hist1 = np.zeros((nFB, nSB, K + 1), dtype=np.int64)
