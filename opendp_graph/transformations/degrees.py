@@ -129,6 +129,21 @@ def _check_bins(max_degree, domain: GraphDomain) -> int:
     return int(max_degree)
 
 
+def _make_binned(input_domain, input_metric, max_degree, query: str, histogram) -> dp.Transformation:
+    """A histogram-like query with bins ``0..max_degree`` (an ``i64`` vector, ``l1_distance``)."""
+    bins = _check_bins(max_degree, graph_domain_descriptor(input_domain))
+    output_domain, output_metric = int_vector_space(bins + 1)
+    return make_graph_transformation(
+        input_domain,
+        input_metric,
+        query=query,
+        output_domain=output_domain,
+        output_metric=output_metric,
+        function=lambda g: histogram(g, bins),
+        params={"bins": bins},
+    )
+
+
 def degree_histogram(graph: Graph, max_degree: int) -> list[int]:
     """Non-private degree histogram: bin ``k`` counts nodes of degree ``k``; the last bin
     (``max_degree``) counts every node of degree ``≥ max_degree``."""
@@ -173,18 +188,7 @@ def make_degree_histogram(input_domain: dp.Domain, input_metric: dp.Metric, max_
     >>> meas.map(1)
     1.0
     """
-    domain = graph_domain_descriptor(input_domain)
-    bins = _check_bins(max_degree, domain)
-    space = int_vector_space(bins + 1)
-    return make_graph_transformation(
-        input_domain,
-        input_metric,
-        query="degree_histogram",
-        output_domain=space[0],
-        output_metric=space[1],
-        function=lambda g: degree_histogram(g, bins),
-        params={"bins": bins},
-    )
+    return _make_binned(input_domain, input_metric, max_degree, "degree_histogram", degree_histogram)
 
 
 then_degree_histogram = then(make_degree_histogram)
@@ -239,18 +243,7 @@ def make_cumulative_degree_histogram(
     * edge-label distance: ``0``.
     * degree-sequence distance: ``d`` (the entries move by at most ``Σ_w |Δdeg_w|``).
     """
-    domain = graph_domain_descriptor(input_domain)
-    bins = _check_bins(max_degree, domain)
-    space = int_vector_space(bins + 1)
-    return make_graph_transformation(
-        input_domain,
-        input_metric,
-        query="cumulative_degree_histogram",
-        output_domain=space[0],
-        output_metric=space[1],
-        function=lambda g: cumulative_degree_histogram(g, bins),
-        params={"bins": bins},
-    )
+    return _make_binned(input_domain, input_metric, max_degree, "cumulative_degree_histogram", cumulative_degree_histogram)
 
 
 then_cumulative_degree_histogram = then(make_cumulative_degree_histogram)
