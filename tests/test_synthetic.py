@@ -202,3 +202,14 @@ def test_ten_million_edges_thirty_million_pairs():
     assert syn.graph.num_edges == 10_000_000
     assert syn.graph.labels.nnz == pytest.approx(30_000_000, rel=0.02)
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss < 12 * 1024 * 1024  # KiB on Linux
+
+
+def test_binomial_model_fit_agrees_with_reference_estimator():
+    """The package's Binomial fit pools exactly as the reference does (so the generator's truth
+    is the quantity it estimates)."""
+    pf = pytest.importorskip("opendp_graph.pufferfish")
+    syn = synthetic_labeled_graph(4000, num_properties=25, seed=21)
+    p0, p1 = reference_p0_p1(syn.graph)
+    model = pf.BinomialModel.fit(syn.graph)
+    assert model.p0 == pytest.approx(p0, rel=1e-12)
+    assert model.p1 == pytest.approx(p1, rel=1e-12)
