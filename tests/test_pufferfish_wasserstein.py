@@ -131,3 +131,32 @@ def exact_binomial_gaps(n, p0, p1):
 )
 def test_binomial_gaps_exact_including_tails(n, p0, p1):
     assert tuple(binomial_gap_range(n, p0, p1)) == exact_binomial_gaps(n, p0, p1)
+
+
+def exact_binomial_gaps_bisect(n, p0, p1):
+    """As :func:`exact_binomial_gaps` (exact rationals), with quantiles found by bisection so that
+    large ``n`` stays fast."""
+    from bisect import bisect_left
+
+    p0, p1 = Fraction(p0), Fraction(p1)
+    a = [comb(n, k) * p0**k * (1 - p0) ** (n - k) for k in range(n + 1)]
+    b = [Fraction(0)] + [comb(n, k) * p1**k * (1 - p1) ** (n - k) for k in range(n + 1)]
+    ca, cb = list(accumulate(a)), list(accumulate(b))
+    d_max = max(bisect_left(cb, ca[x]) - x for x in range(len(a)) if a[x] > 0)
+    d_min = -max(bisect_left(ca, cb[y]) - y for y in range(len(b)) if b[y] > 0)
+    return d_min, d_max
+
+
+@pytest.mark.parametrize(
+    "n,p0,p1",
+    [
+        (1000, 0.02, 0.3),  # the case that regressed (20 s)
+        (700, 0.002, 0.08),
+        pytest.param(1500, 0.0209, 0.3246, marks=pytest.mark.slow),  # 73 s
+        pytest.param(900, 0.3, 0.01, marks=pytest.mark.slow),
+    ],
+)
+def test_binomial_gaps_exact_for_large_neighbourhoods(n, p0, p1):
+    """Large neighbourhoods decide W; an earlier version under-estimated W there (550 for 551 at
+    n = 1000), which would have under-noised the release."""
+    assert tuple(binomial_gap_range(n, p0, p1)) == exact_binomial_gaps_bisect(n, p0, p1)
