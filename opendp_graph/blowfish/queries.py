@@ -12,7 +12,6 @@ rules (with proofs) are in :mod:`opendp_graph.blowfish.rules`.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -21,7 +20,8 @@ import opendp.prelude as dp
 from ..domains import graph_domain_descriptor
 from ..graph import Graph
 from ..metrics import metric_descriptor
-from ..transformations._core import int_vector_space, make_graph_transformation, then
+from ..transformations._core import then
+from ..transformations.degrees import check_bins, make_binned
 from .metric import BlowfishDistance
 from .policy import _people
 
@@ -62,18 +62,6 @@ def vip_standard_histogram(graph: Graph, vip: Iterable[int], max_count: int, sid
     )
     chosen = counts[mask] if side == "vip" else counts[~mask]
     return np.bincount(np.minimum(chosen, max_count), minlength=max_count + 1).astype(np.int64).tolist()
-
-
-def _bins(value: Any, domain, name: str) -> int:
-    if value is None:
-        if domain.max_degree is None:
-            raise ValueError(f"{name} is required when the domain has no max_degree (it sets the number of bins)")
-        return domain.max_degree
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise TypeError(f"{name} must be a non-negative integer, got {value!r}")
-    if value < 0:
-        raise ValueError(f"{name} must be non-negative, got {value}")
-    return int(value)
 
 
 def _resolve_vip(input_domain: dp.Domain, input_metric: dp.Metric, vip: Any) -> tuple[int, ...]:
@@ -123,18 +111,15 @@ def make_standard_degree_histogram(
     ([0, 0, 2, 0], 2)
     """
     dp.assert_features("contrib", "honest-but-curious")
-    domain = graph_domain_descriptor(input_domain)
-    bins = _bins(max_degree, domain, "max_degree")
+    bins = check_bins(max_degree, graph_domain_descriptor(input_domain), "max_degree")
     vip_set = _resolve_vip(input_domain, input_metric, vip)
-    space = int_vector_space(bins + 1)
-    return make_graph_transformation(
+    return make_binned(
         input_domain,
         input_metric,
-        query="standard_degree_histogram",
-        output_domain=space[0],
-        output_metric=space[1],
-        function=lambda g: standard_degree_histogram(g, vip_set, bins),
-        params={"bins": bins, "vip": vip_set},
+        bins,
+        "standard_degree_histogram",
+        lambda g, b: standard_degree_histogram(g, vip_set, b),
+        params={"vip": vip_set},
     )
 
 
@@ -164,18 +149,15 @@ def make_vip_standard_histogram(
     dp.assert_features("contrib", "honest-but-curious")
     if side not in ("vip", "standard"):
         raise ValueError(f"side must be 'vip' or 'standard', got {side!r}")
-    domain = graph_domain_descriptor(input_domain)
-    bins = _bins(max_count, domain, "max_count")
+    bins = check_bins(max_count, graph_domain_descriptor(input_domain), "max_count")
     vip_set = _resolve_vip(input_domain, input_metric, vip)
-    space = int_vector_space(bins + 1)
-    return make_graph_transformation(
+    return make_binned(
         input_domain,
         input_metric,
-        query="vip_standard_histogram",
-        output_domain=space[0],
-        output_metric=space[1],
-        function=lambda g: vip_standard_histogram(g, vip_set, bins, side),
-        params={"bins": bins, "vip": vip_set, "side": side},
+        bins,
+        "vip_standard_histogram",
+        lambda g, b: vip_standard_histogram(g, vip_set, b, side),
+        params={"vip": vip_set, "side": side},
     )
 
 

@@ -117,21 +117,27 @@ def _edge_count_degseq(domain, metric):
 
 
 # ---------------------------------------------------------------------------- degree histograms
-def _check_bins(max_degree, domain: GraphDomain) -> int:
-    if max_degree is None:
+def check_bins(value, domain: GraphDomain, name: str = "max_degree") -> int:
+    """The last bin of a histogram query: ``value`` (a non-negative integer), or the domain's
+    ``max_degree`` when ``value`` is ``None``. ``name`` is the argument's name in errors."""
+    if value is None:
         if domain.max_degree is None:
-            raise ValueError("max_degree is required when the domain has no max_degree (it sets the number of bins)")
+            raise ValueError(f"{name} is required when the domain has no max_degree (it sets the number of bins)")
         return domain.max_degree
-    if isinstance(max_degree, bool) or not isinstance(max_degree, Integral):
-        raise TypeError(f"max_degree must be a non-negative integer, got {max_degree!r}")
-    if max_degree < 0:
-        raise ValueError(f"max_degree must be non-negative, got {max_degree}")
-    return int(max_degree)
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise TypeError(f"{name} must be a non-negative integer, got {value!r}")
+    if value < 0:
+        raise ValueError(f"{name} must be non-negative, got {value}")
+    return int(value)
 
 
-def _make_binned(input_domain, input_metric, max_degree, query: str, histogram) -> dp.Transformation:
-    """A histogram-like query with bins ``0..max_degree`` (an ``i64`` vector, ``l1_distance``)."""
-    bins = _check_bins(max_degree, graph_domain_descriptor(input_domain))
+def make_binned(
+    input_domain, input_metric, last_bin, query: str, histogram, *, name: str = "max_degree", params: dict | None = None
+) -> dp.Transformation:
+    """A histogram-like query with bins ``0..last_bin`` (an ``i64`` vector, ``l1_distance``):
+    ``histogram(graph, bins)`` computes it; the stability rule of ``query`` receives ``bins``
+    and ``params``."""
+    bins = check_bins(last_bin, graph_domain_descriptor(input_domain), name)
     output_domain, output_metric = int_vector_space(bins + 1)
     return make_graph_transformation(
         input_domain,
@@ -140,7 +146,7 @@ def _make_binned(input_domain, input_metric, max_degree, query: str, histogram) 
         output_domain=output_domain,
         output_metric=output_metric,
         function=lambda g: histogram(g, bins),
-        params={"bins": bins},
+        params={"bins": bins, **(params or {})},
     )
 
 
@@ -188,7 +194,7 @@ def make_degree_histogram(input_domain: dp.Domain, input_metric: dp.Metric, max_
     >>> meas.map(1)
     1.0
     """
-    return _make_binned(input_domain, input_metric, max_degree, "degree_histogram", degree_histogram)
+    return make_binned(input_domain, input_metric, max_degree, "degree_histogram", degree_histogram)
 
 
 then_degree_histogram = then(make_degree_histogram)
@@ -243,7 +249,7 @@ def make_cumulative_degree_histogram(
     * edge-label distance: ``0``.
     * degree-sequence distance: ``d`` (the entries move by at most ``Σ_w |Δdeg_w|``).
     """
-    return _make_binned(input_domain, input_metric, max_degree, "cumulative_degree_histogram", cumulative_degree_histogram)
+    return make_binned(input_domain, input_metric, max_degree, "cumulative_degree_histogram", cumulative_degree_histogram)
 
 
 then_cumulative_degree_histogram = then(make_cumulative_degree_histogram)
