@@ -33,6 +33,7 @@ __all__ = [
     "group_distance",
     "degree_sequence_distance",
     "metric_descriptor",
+    "changed_pairs",
     "check_d_in",
     "integer_d_in",
 ]
@@ -54,6 +55,14 @@ def _differing_edges(g1: Graph, g2: Graph) -> tuple[list[int], list[int], list[i
     only2 = [k for k in b if k not in a]
     changed = [k for k in a if k in b and a[k] != b[k]]
     return only1, only2, changed
+
+
+def changed_pairs(g1: Graph, g2: Graph) -> list[tuple[int, int]]:
+    """Pairs ``(u, v)``, ``u < v``, present in only one graph or labelled differently (both graphs
+    on the same node set)."""
+    n = max(g1.num_nodes, 1)
+    only1, only2, changed = _differing_edges(g1, g2)
+    return sorted((k // n, k % n) for k in only1 + only2 + changed)
 
 
 @dataclass(frozen=True)
@@ -83,10 +92,7 @@ class NodeDistance:
     def distance(self, g1: Graph, g2: Graph) -> float:
         if not g1.same_node_set(g2):
             return INF
-        n = max(g1.num_nodes, 1)
-        only1, only2, changed = _differing_edges(g1, g2)
-        pairs = [(k // n, k % n) for k in only1 + only2 + changed]
-        return _min_vertex_cover_size(pairs)
+        return _min_vertex_cover_size(changed_pairs(g1, g2))
 
 
 def _min_vertex_cover_size(pairs: list[tuple[int, int]]) -> int:

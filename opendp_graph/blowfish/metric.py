@@ -45,11 +45,11 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import opendp.prelude as dp
 
 from ..graph import Graph
+from ..metrics import changed_pairs
 from .policy import BlowfishPolicy
 
 __all__ = ["BlowfishDistance", "blowfish_distance", "changed_pairs"]
@@ -58,19 +58,6 @@ INF = math.inf
 
 #: exact distances enumerate the assignments of pairs with two protected ends (tests only)
 MAX_AMBIGUOUS_PAIRS = 22
-
-
-def changed_pairs(g1: Graph, g2: Graph) -> list[tuple[int, int]]:
-    """Pairs ``(u, v)``, ``u < v``, present in only one graph or labelled differently."""
-    n = max(g1.num_nodes, 1)
-
-    def records(g: Graph) -> dict[int, Any]:
-        keys = g.edge_keys.tolist()
-        return dict(zip(keys, g.label_sets())) if g.is_labeled else dict.fromkeys(keys)
-
-    a, b = records(g1), records(g2)
-    keys = [k for k in a.keys() | b.keys() if k not in a or k not in b or a[k] != b[k]]
-    return sorted((k // n, k % n) for k in keys)
 
 
 @dataclass(frozen=True)
