@@ -2,6 +2,7 @@
 exact enumeration of labellings (ε of the Wasserstein mechanism), a negative control, and the
 OpenDP plumbing (identifiers, composition)."""
 
+import contextlib
 import itertools
 import math
 from fractions import Fraction
@@ -9,6 +10,8 @@ from fractions import Fraction
 import numpy as np
 import opendp.prelude as dp
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.stats import wasserstein_distance
 
 import opendp_graph as dpg
@@ -71,21 +74,97 @@ def random_labelled_graph(rng, n_max=8, m_max=14, words="abcd"):
 
 
 # ----------------------------------------------------------------------------- the engine
-@pytest.mark.parametrize("dense_lookup", [True, False], ids=["dense-table", "binary-search"])
-@pytest.mark.parametrize("seed", range(40))
-def test_statistics_engine_matches_scan(seed, dense_lookup, monkeypatch):
-    """Both probe paths of the engine (dense (node, property) table, and binary search, used when
-    n·P is too large for a table) give the reference histograms."""
-    if not dense_lookup:
-        monkeypatch.setattr("opendp_graph.pufferfish._stats._DENSE_LOOKUP_MAX", 0)
+# Every way the engine can split the work: (per-property share, overhead, dense lookup table max).
+ENGINE_PATHS = {
+    "sparse-table": (0.0, 0, 2**26),
+    "sparse-search": (0.0, 0, 0),
+    "per-property": (1e18, 0, 2**26),
+    "mixed": (0.5, 0, 2**26),
+    "auto": (None, None, None),
+}
+
+
+@contextlib.contextmanager
+def engine_path(name):
+    share, overhead, table = ENGINE_PATHS[name]
+    with pytest.MonkeyPatch.context() as mp:
+        if share is not None:
+            mp.setattr("opendp_graph.pufferfish._stats._DENSE_SHARE", share)
+            mp.setattr("opendp_graph.pufferfish._stats._DENSE_OVERHEAD", overhead)
+            mp.setattr("opendp_graph.pufferfish._stats._DENSE_LOOKUP_MAX", table)
+        yield
+
+
+@pytest.mark.parametrize("path", list(ENGINE_PATHS))
+@pytest.mark.parametrize("seed", range(25))
+def test_statistics_engine_matches_scan(seed, path):
+    """Every path of the engine (per-property pass; sparse pass with a dense (node, property)
+    table or with binary search; a mix; the automatic choice) gives the reference histograms."""
     rng = np.random.default_rng(seed)
     g = random_labelled_graph(rng)
     base = float(rng.choice([2.0, 3.0, 10.0]))
-    st = neighbourhood_stats(g, base=base)
+    with engine_path(path):
+        st = neighbourhood_stats(g, base=base)
     r1, r0 = reference_histograms(g, base)
     assert nonzero(st.hist1) == r1
     assert nonzero(st.hist0) == r0
     assert st.hist0.sum() + st.hist1.sum() == g.num_edges * len(g.vocabulary)
+
+
+@st.composite
+def labelled_graphs(draw):
+    """Small labelled graphs with the issue's corner cases in reach: no edges, isolated edges, one
+    property, a property on every edge, properties on no edge, stars and cliques."""
+    n = draw(st.integers(2, 9))
+    pairs = [(u, v) for u in range(n) for v in range(u + 1, n)]
+    edges = draw(st.lists(st.sampled_from(pairs), unique=True, max_size=len(pairs)))
+    vocab = ["a", "b", "c", "d"][: draw(st.integers(1, 4))]
+    everywhere = draw(st.sets(st.sampled_from(vocab)))
+    rows = [sorted(set(draw(st.sets(st.sampled_from(vocab)))) | everywhere) for _ in edges]
+    col = {w: j for j, w in enumerate(vocab)}
+    matrix = np.zeros((len(edges), len(vocab)), dtype=bool)
+    for i, r in enumerate(rows):
+        matrix[i, [col[w] for w in r]] = True
+    src = np.array([u for u, _ in edges], dtype=np.int64)
+    dst = np.array([v for _, v in edges], dtype=np.int64)
+    return dpg.Graph.from_arrays(src, dst, n, label_matrix=matrix, vocabulary=vocab)
+
+
+def reference_binomial(g):
+    """``(a1, b1, a0, b0)`` of the Binomial fit by scanning every (edge, property) pair."""
+    sets, edges = g.label_sets(), g.edges.tolist()
+    a1 = b1 = a0 = b0 = 0
+    for e in range(len(edges)):
+        others = [j for j in closed_hood(edges, e) if j != e]
+        for w in g.vocabulary:
+            seen = sum(w in sets[j] for j in others)
+            if w in sets[e]:
+                a1, b1 = a1 + seen, b1 + len(others)
+            else:
+                a0, b0 = a0 + seen, b0 + len(others)
+    return a1, b1, a0, b0
+
+
+@settings(max_examples=40, deadline=None)
+@given(labelled_graphs(), st.sampled_from([2.0, 3.0, 10.0]))
+def test_every_engine_path_gives_the_reference_models(g, base):
+    """Issue 7: the fast paths give exactly the reference histograms, Binomial sums, models and W."""
+    r1, r0 = reference_histograms(g, base)
+    a1, b1, a0, b0 = reference_binomial(g)
+    results = {}
+    for path in ENGINE_PATHS:
+        with engine_path(path):
+            st_ = neighbourhood_stats(g, base=base)
+            models = fit_all(g, base=base)
+        assert nonzero(st_.hist1) == r1, path
+        assert nonzero(st_.hist0) == r0, path
+        assert (st_.a1, st_.b1) == (a1, b1), path
+        assert st_.num_properties * st_.nb_total - st_.b1 == b0, path
+        binomial = models["Binomial"]
+        assert binomial.p1 == (a1 / b1 if b1 else 0.0), path
+        assert binomial.p0 == (a0 / b0 if b0 else 0.0), path
+        results[path] = {name: (m.fingerprint(), m.W) for name, m in models.items()}
+    assert all(r == results["sparse-search"] for r in results.values())
 
 
 def test_engine_edge_cases():

@@ -52,6 +52,8 @@ import numpy as np
 from scipy import stats
 
 from ..graph import Graph
+from .._progress import check_progress
+from .._progress import resolve_progress
 from ._stats import NeighbourhoodStats, neighbourhood_stats
 from .wasserstein import QuantileGaps, binomial_gap_range, quantile_gap_range
 
@@ -244,7 +246,10 @@ class BinomialModel(CorrelationModel):
         data_dependent: bool = False,
         fit_details: dict[str, Any] | None = None,
         provenance: str = "caller",
+        progress: Any = None,
     ) -> None:
+        check_progress(progress)
+        self._progress = progress  # how computing W reports (it can take seconds at millions of edges)
         self.provenance = provenance
         self.p0_range = self._interval(p0, "p0")
         self.p1_range = self._interval(p1, "p1")
@@ -273,20 +278,22 @@ class BinomialModel(CorrelationModel):
         return self.p1_range[0] if self.p1_range[0] == self.p1_range[1] else float(np.mean(self.p1_range))
 
     @classmethod
-    def fit(cls, graph: Graph, *, source: str = "private") -> "BinomialModel":
+    def fit(cls, graph: Graph, *, source: str = "private", progress: Any = None) -> "BinomialModel":
         """Estimate ``p0, p1`` exactly from every (edge, property) pair of ``graph``.
 
         ``p1 = Σ_{e∋a} (#neighbours of e with a) / Σ_{e∋a} nb_e`` and
         ``p0 = Σ_{e∌a} (#neighbours with a) / Σ_{e∌a} nb_e`` (sums over all properties of the
         vocabulary). ``source="private"`` (default) marks the model data-dependent.
+        ``progress`` (fit and, later, ``W``): see :mod:`opendp_graph._progress`.
         """
         g = _check_graph(graph)
         fitted_on, dependent = _check_source(source)
-        st = neighbourhood_stats(g)
-        return cls._from_stats(st, fitted_on, dependent)
+        check_progress(progress)
+        st = neighbourhood_stats(g, progress=progress)
+        return cls._from_stats(st, fitted_on, dependent, progress)
 
     @classmethod
-    def _from_stats(cls, st: NeighbourhoodStats, fitted_on: str, dependent: bool) -> "BinomialModel":
+    def _from_stats(cls, st: NeighbourhoodStats, fitted_on: str, dependent: bool, progress: Any = None) -> "BinomialModel":
         P = st.num_properties
         den1 = st.b1
         den0 = P * st.nb_total - st.b1
@@ -300,6 +307,7 @@ class BinomialModel(CorrelationModel):
             fitted_on=fitted_on,
             data_dependent=dependent,
             fit_details={"a1": st.a1, "b1": st.b1, "nb_total": st.nb_total, "num_properties": P},
+            progress=progress,
         )
 
     @classmethod
@@ -330,7 +338,10 @@ class BinomialModel(CorrelationModel):
         # 1 − n in general, and 1 when p0 ≤ p1 (then Binomial(n, p1) dominates Binomial(n, p0)
         # stochastically, so every quantile gap 1 + Q1 − Q0 is at least 1).
         dominated = 0.0 < p0hi <= p1lo < 1.0
+        report = resolve_progress(self._progress, label="Binomial W")
+        report.start(int(self.neighbour_counts.sum()) + self.neighbour_counts.size)  # work ~ Σ (n + 1)
         for n in sorted(self.neighbour_counts.tolist(), reverse=True):
+            report.advance(n + 1)
             low = 1 if dominated else 1 - n
             if d_max_all is not None and n + 1 <= d_max_all and low >= d_min_all:
                 rows.append({"neighbours": n, "neighbourhood": n + 1, "d_min": None, "d_max": None, "W_inf": None, "skipped": True})
@@ -341,6 +352,7 @@ class BinomialModel(CorrelationModel):
             rows.append({"neighbours": n, "neighbourhood": n + 1, "d_min": d_min, "d_max": d_max, "W_inf": max(d_max, -d_min), "skipped": False})
             d_min_all = d_min if d_min_all is None else min(d_min_all, d_min)
             d_max_all = d_max if d_max_all is None else max(d_max_all, d_max)
+        report.finish()
         rows.reverse()
         n = int(self.neighbour_counts.max())
         values = np.arange(n + 2)
@@ -399,11 +411,12 @@ class GlobalModel(_EmpiricalModel):
     )
 
     @classmethod
-    def fit(cls, graph: Graph, *, source: str = "private") -> "GlobalModel":
-        """Exact histograms over all ``E × P`` secrets (see :mod:`._stats`)."""
+    def fit(cls, graph: Graph, *, source: str = "private", progress: Any = None) -> "GlobalModel":
+        """Exact histograms over all ``E × P`` secrets (see :mod:`._stats`); ``progress``: see
+        :mod:`opendp_graph._progress`."""
         g = _check_graph(graph)
         fitted_on, dependent = _check_source(source)
-        st = neighbourhood_stats(g)
+        st = neighbourhood_stats(g, progress=check_progress(progress))
         return cls._from_stats(st, fitted_on, dependent)
 
     @classmethod
@@ -465,7 +478,9 @@ class ConditionalModel(_EmpiricalModel):
         self.unobserved = unobserved
 
     @classmethod
-    def fit(cls, graph: Graph, *, base: float = 10.0, source: str = "private", unobserved: str = "bound") -> "ConditionalModel":
+    def fit(
+        cls, graph: Graph, *, base: float = 10.0, source: str = "private", unobserved: str = "bound", progress: Any = None
+    ) -> "ConditionalModel":
         """Exact per-bucket histograms (see :mod:`._stats`); ``base`` of the log buckets.
 
         ``unobserved`` says what a bucket whose ``s⁰`` or ``s¹`` side was never observed gets:
@@ -473,12 +488,14 @@ class ConditionalModel(_EmpiricalModel):
         ``"ignore"``: no constraint — the fitted attacker gives the unobserved secret zero prior
         probability, and Pufferfish privacy only constrains pairs of secrets that both have
         positive probability (Definition 2.3). ``"ignore"`` is thus exactly as strong as the
-        model's belief that such secrets cannot occur.
+        model's belief that such secrets cannot occur. ``progress``: see :mod:`opendp_graph._progress`.
         """
         g = _check_graph(graph)
         base = _check_base(base)
         fitted_on, dependent = _check_source(source)
-        st = neighbourhood_stats(g, base=base)
+        if unobserved not in cls._UNOBSERVED:
+            raise ValueError(f"unobserved must be one of {cls._UNOBSERVED}, got {unobserved!r}")
+        st = neighbourhood_stats(g, base=base, progress=check_progress(progress))
         return cls._from_stats(st, fitted_on, dependent, unobserved)
 
     @classmethod
@@ -616,14 +633,20 @@ class MarkovQuiltModel(CorrelationModel):
         return f"max_neighbourhood={self.max_neighbourhood}"
 
 
-def fit_all(graph: Graph, *, base: float = 10.0, source: str = "private") -> dict[str, CorrelationModel]:
-    """The three models from one pass of :func:`._stats.neighbourhood_stats` (shared work)."""
+def fit_all(graph: Graph, *, base: float = 10.0, source: str = "private", progress: Any = None) -> dict[str, CorrelationModel]:
+    """The three models from one pass of :func:`._stats.neighbourhood_stats` (shared work).
+
+    ``progress`` (the shared pass, and later the Binomial ``W``): ``None`` shows a progress line on
+    an interactive terminal once a stage has run two seconds (silent in pipes and tests);
+    ``True``/``False`` force it on/off; a callable receives ``(stage, done, total)``
+    (:mod:`opendp_graph._progress`).
+    """
     g = _check_graph(graph)
     base = _check_base(base)
     fitted_on, dependent = _check_source(source)
-    st = neighbourhood_stats(g, base=base)
+    st = neighbourhood_stats(g, base=base, progress=check_progress(progress))
     return {
-        "Binomial": BinomialModel._from_stats(st, fitted_on, dependent),
+        "Binomial": BinomialModel._from_stats(st, fitted_on, dependent, progress),
         "Global": GlobalModel._from_stats(st, fitted_on, dependent),
         "Conditional": ConditionalModel._from_stats(st, fitted_on, dependent),
     }

@@ -1,0 +1,110 @@
+"""Progress reporting on long fits (issue 7): shown only when someone watches, silent in tests
+and pipes, and available to programs through a callback."""
+
+import io
+import re
+
+import numpy as np
+import pytest
+
+import opendp_graph as dpg
+from opendp_graph import _progress
+from opendp_graph.pufferfish import BinomialModel, ConditionalModel, GlobalModel, fit_all
+
+
+@pytest.fixture
+def graph():
+    return dpg.datasets.synthetic_labeled_graph(3_000, seed=1, num_properties=12).graph
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def stages(calls):
+    out = {}
+    for stage, done, total in calls:
+        out.setdefault(stage, []).append((done, total))
+    return out
+
+
+@pytest.mark.parametrize("share", [0.0, 1e18, 0.5], ids=["sparse", "per-property", "mixed"])
+def test_callback_sees_every_stage_from_zero_to_total(graph, share, monkeypatch):
+    monkeypatch.setattr("opendp_graph.pufferfish._stats._DENSE_SHARE", share)
+    monkeypatch.setattr("opendp_graph.pufferfish._stats._DENSE_OVERHEAD", 0)
+    calls = []
+    models = fit_all(graph, progress=lambda *a: calls.append(a))
+    models["Binomial"].W  # noqa: B018 - computing W reports too
+    seen = stages(calls)
+    assert set(seen) == {"neighbourhood statistics", "Binomial W"}
+    for stage, steps in seen.items():
+        done = [d for d, _ in steps]
+        total = {t for _, t in steps}
+        assert len(total) == 1 and total.pop() == done[-1] > 0, stage
+        assert done[0] == 0 and done == sorted(done), stage
+        assert len(steps) >= 3, stage  # start, at least one block, finish
+
+
+def test_every_fit_takes_progress(graph):
+    for fit in (BinomialModel.fit, GlobalModel.fit, ConditionalModel.fit):
+        calls = []
+        fit(graph, progress=lambda *a: calls.append(a))
+        assert calls and calls[-1][1] == calls[-1][2]
+
+
+def test_forced_line_on_stderr(graph, capsys):
+    fit_all(graph, progress=True)
+    err = capsys.readouterr().err
+    assert err.startswith("\rneighbourhood statistics:")
+    assert re.search(r"100\.0 % \(\d+ s\)\n$", err)
+
+
+def test_silent_by_default_in_tests_and_pipes(graph, monkeypatch):
+    monkeypatch.setattr(_progress, "AUTO_DELAY", 0.0)
+    term = Terminal()
+    monkeypatch.setattr("sys.stderr", term)
+    fit_all(graph)  # a terminal, but a test is running
+    assert term.getvalue() == ""
+    monkeypatch.delenv("PYTEST_CURRENT_TEST")
+    pipe = io.StringIO()  # not a terminal
+    monkeypatch.setattr("sys.stderr", pipe)
+    fit_all(graph)
+    assert pipe.getvalue() == ""
+    fit_all(graph, progress=False)
+    assert pipe.getvalue() == ""
+
+
+def test_shown_on_a_terminal_after_the_delay(graph, monkeypatch):
+    monkeypatch.delenv("PYTEST_CURRENT_TEST")
+    term = Terminal()
+    monkeypatch.setattr("sys.stderr", term)
+    fit_all(graph)  # quicker than the delay: nothing
+    assert term.getvalue() == ""
+    monkeypatch.setattr(_progress, "AUTO_DELAY", 0.0)
+    fit_all(graph)
+    lines = term.getvalue()
+    assert lines.startswith("\rneighbourhood statistics:") and lines.endswith("\n") and lines.count("\n") == 1
+
+
+@pytest.mark.parametrize("bad", ["yes", 1, 0.5, [print]])
+def test_bad_progress_is_refused_before_any_work(bad):
+    g = dpg.Graph.from_edges([0], [1], labels=[["a"]])
+    for call in (
+        lambda: fit_all(g, progress=bad),
+        lambda: BinomialModel.fit(g, progress=bad),
+        lambda: GlobalModel.fit(g, progress=bad),
+        lambda: ConditionalModel.fit(g, progress=bad),
+        lambda: BinomialModel(0.1, 0.2, [3], progress=bad),
+    ):
+        with pytest.raises(TypeError, match="progress must be None, True, False or a callable"):
+            call()
+
+
+def test_progress_does_not_change_the_models(graph):
+    quiet = fit_all(graph, progress=False)
+    loud = fit_all(graph, progress=lambda *a: None)
+    for name in quiet:
+        assert quiet[name].fingerprint() == loud[name].fingerprint()
+        assert quiet[name].W == loud[name].W
+    assert np.array_equal(quiet["Global"].hist0, loud["Global"].hist0)
