@@ -185,6 +185,10 @@ def _dense_properties(E: int, P: int, la: np.ndarray, le: np.ndarray, nb: np.nda
     the sparse pass costs about the number of edges at the nodes that see the property, for which
     ``Σ_{e ∋ a} (deg u + deg v)`` is a cheap upper estimate. Properties whose estimate reaches
     ``E / _DENSE_SHARE`` (plus a fixed per-property overhead) go to the per-property pass.
+    The share 8 is the measured cost ratio at 10 M edges: about 26 ns per edge per property in the
+    per-property pass against about 200 ns per (node, property) incidence in the sparse pass; the
+    overhead (10,000 edge-operations, about a Python-level iteration) keeps Enron's 42,390 rare
+    n-grams in the sparse pass (0.17 s, against 1.4 s with every property per-property).
     """
     if E == 0 or P == 0 or _DENSE_SHARE <= 0:
         return np.zeros(P, dtype=bool)
