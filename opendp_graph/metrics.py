@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from numbers import Integral, Real
+from numbers import Real
 from typing import Any
 
 import numpy as np
 import opendp.prelude as dp
 
+from ._checks import positive_integer
 from .graph import Graph
 
 __all__ = [
@@ -187,11 +188,7 @@ def group_distance(k: int) -> dp.Metric:
     >>> dpg.group_distance(3)
     GroupDistance(k=3)
     """
-    if isinstance(k, bool) or not isinstance(k, Integral):
-        raise TypeError(f"k must be a positive integer, got {k!r}")
-    if k < 1:
-        raise ValueError(f"k must be a positive integer, got {k}")
-    return _metric(GroupDistance(int(k)))
+    return _metric(GroupDistance(positive_integer("k", k)))
 
 
 def degree_sequence_distance() -> dp.Metric:

@@ -526,6 +526,10 @@ def test_dp_fit_is_a_conservative_upper_bound():
         assert model.fit_details["measurement"].map(1) <= 50.0 + 1e-9
     with pytest.raises(ValueError, match="epsilon"):
         BinomialModel.fit_dp(g, 0.0, vocabulary=vocab, max_labels_per_edge=c)
+    with pytest.raises(TypeError, match="max_labels_per_edge must be a positive integer, got 2.0"):
+        BinomialModel.fit_dp(g, 1.0, vocabulary=vocab, max_labels_per_edge=2.0)
+    with pytest.raises(ValueError, match="max_labels_per_edge must be a positive integer, got 0"):
+        BinomialModel.fit_dp(g, 1.0, vocabulary=vocab, max_labels_per_edge=0)
     other = dpg.Graph.from_edges([0], [1], labels=[["a"]])
     with pytest.raises(dp.OpenDPException, match="public structure"):
         model.fit_details["measurement"](other)

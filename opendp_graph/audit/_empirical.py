@@ -36,13 +36,15 @@ negative controls are set up with a margin of many standard errors).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from numbers import Real
 from typing import Any
 
 import numpy as np
 from scipy.stats import beta as _beta
+
+from .._checks import integer_at_least
 
 __all__ = ["EmpiricalEpsilon", "empirical_epsilon", "clopper_pearson"]
 
@@ -94,14 +96,6 @@ class EmpiricalEpsilon:
             f"ε ≥ {self.epsilon_lower:.4f} with confidence {self.confidence:g} (δ = {self.delta:g}; "
             f"{self.samples} samples per hypothesis; best event: {self.test}; estimate {self.estimate:.4f})"
         )
-
-
-def _check_positive_int(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, got {value}")
-    return int(value)
 
 
 def _is_sampler(obj: Any) -> bool:
@@ -239,10 +233,10 @@ def empirical_epsilon(
     """
     if not callable(mechanism):
         raise TypeError(f"mechanism must be callable, got {type(mechanism).__name__}")
-    samples = _check_positive_int("samples", samples, 20)
-    candidates = _check_positive_int("candidates", candidates, 1)
-    max_thresholds = _check_positive_int("max_thresholds", max_thresholds, 2)
-    seed = _check_positive_int("seed", seed, 0)
+    samples = integer_at_least("samples", samples, 20)
+    candidates = integer_at_least("candidates", candidates, 1)
+    max_thresholds = integer_at_least("max_thresholds", max_thresholds, 2)
+    seed = integer_at_least("seed", seed, 0)
     if isinstance(confidence, bool) or not isinstance(confidence, Real) or not (0.0 < confidence < 1.0):
         raise ValueError(f"confidence must be a number in (0, 1), got {confidence!r}")
     if isinstance(delta, bool) or not isinstance(delta, Real) or not (0.0 <= delta < 1.0):
@@ -263,7 +257,7 @@ def empirical_epsilon(
         # (b) a Laplace log-likelihood ratio Σ_k (|x_k − m0_k| − |x_k − m1_k|) / s_k with the
         #     per-hypothesis medians m and the mean absolute deviation s; for Laplace noise this is
         #     the privacy-loss variable itself, whose top values carry the whole ε.
-        extra0, extra1 = [], []
+        extra = []  # derived statistics, appended as columns
         scale = np.sqrt(0.5 * (sel0.var(axis=0) + sel1.var(axis=0))) + 1e-12
         w = (sel1.mean(axis=0) - sel0.mean(axis=0)) / scale**2
         m0, m1 = np.median(sel0, axis=0), np.median(sel1, axis=0)
@@ -271,13 +265,13 @@ def empirical_epsilon(
         llr = lambda x: ((np.abs(x - m0) - np.abs(x - m1)) / s).sum(axis=1)
         if np.any(w != 0):
             names = names + ["mean-difference projection"]
-            extra0.append(lambda x: x @ w)
+            extra.append(lambda x: x @ w)
         if np.any(m0 != m1):
             names = names + ["Laplace log-likelihood ratio"]
-            extra0.append(llr)
-        if extra0:
-            sel0, ev0 = (np.column_stack([a] + [f(a) for f in extra0]) for a in (sel0, ev0))
-            sel1, ev1 = (np.column_stack([a] + [f(a) for f in extra0]) for a in (sel1, ev1))
+            extra.append(llr)
+        if extra:
+            sel0, ev0 = (np.column_stack([a] + [f(a) for f in extra]) for a in (sel0, ev0))
+            sel1, ev1 = (np.column_stack([a] + [f(a) for f in extra]) for a in (sel1, ev1))
 
     level = (1.0 - confidence) / (2 * candidates)
     n_sel0, n_sel1 = sel0.shape[0], sel1.shape[0]

@@ -40,6 +40,8 @@ from dataclasses import dataclass
 from numbers import Integral
 from typing import Any
 
+from .._checks import integer_at_least
+
 __all__ = ["BlowfishPolicy", "SECRET_GRAPHS"]
 
 SECRET_GRAPHS = ("attribute", "full", "partitioned", "distance_threshold")
@@ -50,14 +52,6 @@ def _index(value: Any, what: str) -> int:
         raise TypeError(f"{what} must be node indices (non-negative integers), got {value!r}")
     if value < 0:
         raise ValueError(f"{what} must be node indices (non-negative integers), got {value}")
-    return int(value)
-
-
-def _count(value: Any, what: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise TypeError(f"{what} must be an integer, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{what} must be at least {minimum}, got {value}")
     return int(value)
 
 
@@ -104,10 +98,10 @@ class BlowfishPolicy:
         # one from the class methods.
         if self.secret_graph not in SECRET_GRAPHS:
             raise ValueError(f"secret_graph must be one of {SECRET_GRAPHS}, got {self.secret_graph!r}")
-        n = None if self.num_nodes is None else _count(self.num_nodes, "num_nodes", 0)
+        n = None if self.num_nodes is None else integer_at_least("num_nodes", self.num_nodes, 0)
         object.__setattr__(self, "num_nodes", n)
         if self.secret_graph == "distance_threshold":
-            object.__setattr__(self, "theta", _count(self.theta, "theta", 1))
+            object.__setattr__(self, "theta", integer_at_least("theta", self.theta, 1))
             if n is not None and self.theta > max(n - 1, 1):
                 raise ValueError(
                     f"theta={self.theta} exceeds n - 1 = {n - 1} contacts: use BlowfishPolicy.full(...) instead"

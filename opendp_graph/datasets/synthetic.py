@@ -64,20 +64,13 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import brentq
 
+from .._checks import integer_at_least
 from ..graph import Graph
 
 __all__ = ["SyntheticGraph", "synthetic_labeled_graph", "power_law_graph", "label_correlation", "member_probabilities"]
 
 
 # --------------------------------------------------------------------------- argument checks
-def _int_arg(name: str, value: Any, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, got {value}")
-    return int(value)
-
-
 def _real_arg(name: str, value: Any, low: float, high: float, *, open_low: bool = False, open_high: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, Real):
         raise TypeError(f"{name} must be a real number, got {value!r}")
@@ -140,8 +133,8 @@ def power_law_graph(num_edges: int, *, num_nodes: int | None = None, degree_expo
     >>> g == dpg.datasets.power_law_graph(1000, num_nodes=300, seed=1)
     True
     """
-    m = _int_arg("num_edges", num_edges, 0)
-    n = max(16, m // 4) if num_nodes is None else _int_arg("num_nodes", num_nodes, 1)
+    m = integer_at_least("num_edges", num_edges, 0)
+    n = max(16, m // 4) if num_nodes is None else integer_at_least("num_nodes", num_nodes, 1)
     gamma = _real_arg("degree_exponent", degree_exponent, 2.0, math.inf, open_low=True)
     rng = _rng(seed)
     if m > n * (n - 1) // 4:
@@ -238,7 +231,7 @@ def member_probabilities(
     >>> bool(pi[0] > pi[-1]), round(float(_expected_labels_per_edge(pi, 0.5, 0.0)), 9)
     (True, 2.0)
     """
-    p = _int_arg("num_properties", num_properties, 1)
+    p = integer_at_least("num_properties", num_properties, 1)
     target = _real_arg("labels_per_edge", labels_per_edge, 0.0, math.inf, open_low=True)
     t = _real_arg("tag_prob", tag_prob, 0.0, 1.0, open_low=True)
     beta = _real_arg("background", background, 0.0, math.inf)
@@ -346,13 +339,13 @@ def synthetic_labeled_graph(
     >>> round(syn.p0, 4), round(syn.p1, 4)
     (0.1004, 0.4312)
     """
-    m = _int_arg("num_edges", num_edges, 0)
+    m = integer_at_least("num_edges", num_edges, 0)
     pi = member_probabilities(
         num_properties, labels_per_edge, tag_prob=tag_prob, background=background, property_exponent=property_exponent
     )
     t, beta = float(tag_prob), float(background)
     if num_nodes is not None:
-        _int_arg("num_nodes", num_nodes, 1)
+        integer_at_least("num_nodes", num_nodes, 1)
     rng = _rng(seed)
     structure = power_law_graph(m, num_nodes=num_nodes, degree_exponent=degree_exponent, seed=rng)
     n, e = structure.num_nodes, structure.num_edges

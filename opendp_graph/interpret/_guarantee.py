@@ -141,7 +141,7 @@ def describe_guarantee(guarantee: EdgeSecretGuarantee) -> str:
     lines = [
         f"What is protected for certain (ε = {eps:.4g}{', δ = %g' % delta if delta else ''}, metric {guarantee.metric}):",
         "  Anyone who already knows the whole network except whether one particular pair is linked cannot use",
-        f"  this release to tell the two versions apart: any test that is wrong at most a fraction a of the time",
+        "  this release to tell the two versions apart: any test that is wrong at most a fraction a of the time",
         f"  under one version detects the other with probability at most e^{eps:.4g} · a = {math.exp(eps):.4g} · a{dtxt}.",
         "  This holds whatever the network looks like and whatever else the adversary knows.",
         "",

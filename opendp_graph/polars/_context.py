@@ -7,8 +7,9 @@ from typing import Any
 
 import opendp.prelude as dp
 
+from .._checks import positive_integer
 from ._convert import _as_lazy
-from ._units import PrivacyUnit, _positive_int
+from ._units import PrivacyUnit
 
 __all__ = ["UnitContext", "compositor", "loss_for"]
 
@@ -138,7 +139,7 @@ def compositor(
         raise TypeError(f"unit must be a PrivacyUnit (e.g. dpg.polars.person_unit(...)), got {type(unit).__name__}")
     lazy = _as_lazy(data, "data")
     if split_evenly_over is not None:
-        _positive_int(split_evenly_over, "split_evenly_over")
+        positive_integer("split_evenly_over", split_evenly_over)
     for margin in margins or ():
         if not isinstance(margin, dp.polars.Margin):
             raise TypeError(f"margins must be dp.polars.Margin objects, got {type(margin).__name__}")

@@ -56,6 +56,8 @@ from typing import Any
 import opendp.prelude as dp
 from opendp.mod import ChangeOneIdDistance, FrameDistance, SymmetricIdDistance
 
+from .._checks import positive_integer
+
 __all__ = [
     "PrivacyUnit",
     "pair_identifier",
@@ -72,14 +74,6 @@ __all__ = [
 
 _NEIGHBOURING = ("replace", "add_remove")
 _SEPARATOR = "\x1f"  # ASCII unit separator between the two endpoints of a pair key
-
-
-def _positive_int(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral):
-        raise TypeError(f"{name} must be a positive integer, got {value!r}")
-    if value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value}")
-    return int(value)
 
 
 def _column_name(value: Any, name: str) -> str:
@@ -176,7 +170,7 @@ class PrivacyUnit:
         """OpenDP ``d_in`` covering ``units`` units (``units * per_unit``; exact, since a
         change of ``units`` units is a sequence of ``units`` one-unit changes and each moves
         the table by at most ``per_unit``)."""
-        return _positive_int(units, "units") * self.per_unit
+        return positive_integer("units", units) * self.per_unit
 
     def check(self, frame: Any) -> None:
         """Verify the declared bound on ``frame``; raise ``ValueError`` if it fails.
@@ -272,7 +266,7 @@ def edge_unit(src: str = "src", dst: str = "dst", *, max_messages: int | None = 
             measured_in="identifiers",
             guarantee="all messages between one pair of people (either direction) may be added or removed",
         )
-    m = _positive_int(max_messages, "max_messages")
+    m = positive_integer("max_messages", max_messages)
     return PrivacyUnit(
         unit="edge",
         src=src,
@@ -297,7 +291,7 @@ def edge_group_unit(k: int, src: str = "src", dst: str = "dst", *, max_messages:
     >>> dpg.polars.edge_group_unit(3, "s", "r", max_messages=2).privacy_unit
     (SymmetricDistance(), 6)
     """
-    k = _positive_int(k, "k")
+    k = positive_integer("k", k)
     base = edge_unit(src, dst, max_messages=max_messages)
     return PrivacyUnit(
         unit=f"group of {k} edges",
@@ -345,7 +339,7 @@ def edge_content_unit(src: str = "src", dst: str = "dst", *, max_messages: int |
             neighbouring="replace",
             guarantee="the messages of one pair of people may be replaced; which pairs communicate is public",
         )
-    m = _positive_int(max_messages, "max_messages")
+    m = positive_integer("max_messages", max_messages)
     return PrivacyUnit(
         unit="edge content",
         src=src,
@@ -392,7 +386,7 @@ def person_unit(
     """
     dp.assert_features("contrib", "honest-but-curious")
     src, dst = _column_name(src, "src"), _column_name(dst, "dst")
-    d = _positive_int(max_messages, "max_messages")
+    d = positive_integer("max_messages", max_messages)
     if neighbouring not in _NEIGHBOURING:
         raise ValueError(f"neighbouring must be one of {_NEIGHBOURING}, got {neighbouring!r}")
     factor = 2 if neighbouring == "replace" else 1

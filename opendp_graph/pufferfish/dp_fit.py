@@ -31,13 +31,14 @@ least that of the exact Binomial fit of the same truncated labelling.
 from __future__ import annotations
 
 import math
-from numbers import Integral, Real
+from numbers import Real
 from typing import Any
 
 import numpy as np
 import opendp.prelude as dp
 import scipy.sparse as sp
 
+from .._checks import positive_integer
 from ..domains import graph_domain
 from ..graph import Graph
 from ..metrics import edge_label_distance, integer_d_in
@@ -87,9 +88,7 @@ def make_binomial_statistics(structure: Graph, max_labels_per_edge: int, vocabul
     dp.assert_features("contrib", "honest-but-curious")
     if not isinstance(structure, Graph):
         raise TypeError(f"structure must be an opendp_graph.Graph, got {type(structure).__name__}")
-    if isinstance(max_labels_per_edge, bool) or not isinstance(max_labels_per_edge, Integral) or max_labels_per_edge < 1:
-        raise ValueError(f"max_labels_per_edge must be a positive integer, got {max_labels_per_edge!r}")
-    c = int(max_labels_per_edge)
+    c = positive_integer("max_labels_per_edge", max_labels_per_edge)
     vocab = _check_vocabulary(vocabulary)
     keys = structure.edge_keys.copy()
     n = structure.num_nodes

@@ -54,7 +54,6 @@ import itertools
 import math
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
 
 import opendp.prelude as dp
 

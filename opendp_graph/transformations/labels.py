@@ -9,12 +9,12 @@ corpus). Without a vocabulary (the set-union map), the first ``c`` in lexicograp
 from __future__ import annotations
 
 from collections.abc import Sequence
-from numbers import Integral
 
 import numpy as np
 import opendp.prelude as dp
 import scipy.sparse as sp
 
+from .._checks import positive_integer
 from ..domains import GraphDomain, graph_domain_descriptor
 from ..graph import Graph
 from ..metrics import EdgeDistance, EdgeLabelDistance, GroupDistance, NodeDistance, integer_d_in
@@ -30,14 +30,6 @@ __all__ = [
     "label_count_map",
     "selected_labels",
 ]
-
-
-def _check_c(c) -> int:
-    if isinstance(c, bool) or not isinstance(c, Integral):
-        raise TypeError(f"max_labels_per_edge must be a positive integer, got {c!r}")
-    if c < 1:
-        raise ValueError(f"max_labels_per_edge must be a positive integer, got {c}")
-    return int(c)
 
 
 def _check_vocabulary(vocabulary) -> tuple[str, ...]:
@@ -131,7 +123,7 @@ def make_label_counts(
     ``i64`` vector (in vocabulary order) with ``l1_distance``.
     """
     domain = graph_domain_descriptor(input_domain)
-    c = _check_c(max_labels_per_edge)
+    c = positive_integer("max_labels_per_edge", max_labels_per_edge)
     vocab = _check_vocabulary(vocabulary)
     _require_labeled(domain, "label_counts")
     space = int_vector_space(len(vocab))
@@ -174,7 +166,7 @@ def make_label_count_map(
     may appear: the *keys* are then private, which the threshold mechanism accounts for.
     """
     domain = graph_domain_descriptor(input_domain)
-    c = _check_c(max_labels_per_edge)
+    c = positive_integer("max_labels_per_edge", max_labels_per_edge)
     vocab = None if vocabulary is None else _check_vocabulary(vocabulary)
     _require_labeled(domain, "label_count_map")
     space = int_count_map_space()

@@ -15,11 +15,10 @@ histograms have proven stability (see :mod:`.degrees`).
 
 from __future__ import annotations
 
-from numbers import Integral
-
 import numpy as np
 import opendp.prelude as dp
 
+from .._checks import positive_integer
 from ..domains import graph_domain, graph_domain_descriptor
 from ..graph import Graph
 from ..metrics import EdgeDistance, EdgeLabelDistance, GroupDistance, NodeDistance, degree_sequence_distance, integer_d_in
@@ -96,11 +95,7 @@ def make_degree_projection(input_domain: dp.Domain, input_metric: dp.Metric, max
     0.5
     """
     domain = graph_domain_descriptor(input_domain)
-    if isinstance(max_degree, bool) or not isinstance(max_degree, Integral):
-        raise TypeError(f"max_degree must be a positive integer, got {max_degree!r}")
-    if max_degree < 1:
-        raise ValueError(f"max_degree must be a positive integer, got {max_degree}")
-    theta = int(max_degree)
+    theta = positive_integer("max_degree", max_degree)
     return make_graph_transformation(
         input_domain,
         input_metric,
