@@ -574,6 +574,22 @@ def test_coverage(path3):
     assert GlobalModel.fit(path3).covers(bigger) and EdgeLevelModel().covers(bigger)
 
 
+@pytest.mark.parametrize("query", [dpg.then_label_counts(2, ["a", "b"]), dpg.then_label_count_map(2)])
+def test_queries_refuse_a_graph_the_model_does_not_cover(path3, query):
+    """The guarantee is about the model's secrets: every query under a Pufferfish metric refuses a
+    structure outside the model, whatever the labels (the structure is public under the metric)."""
+    model = BinomialModel.fit(path3, source="public")
+    t = (dpg.graph_domain(labeled=True), dpg.pufferfish_distance(model)) >> query
+    t(path3)  # covered: runs
+    for labels in ([["a"], [], [], [], ["a"]], [[], ["b"], ["a", "b"], [], []]):
+        bigger = dpg.Graph.from_edges([0, 0, 0, 0, 1], [1, 2, 3, 4, 2], labels=labels)
+        with pytest.raises(dp.OpenDPException, match="does not cover this graph.s structure"):
+            t(bigger)
+    # a model that covers every structure never refuses
+    edge = (dpg.graph_domain(labeled=True), dpg.pufferfish_distance(EdgeLevelModel())) >> query
+    edge(dpg.Graph.from_edges([0, 0, 0, 0, 1], [1, 2, 3, 4, 2], labels=[["a"], [], [], [], ["a"]]))
+
+
 def test_context_api(path3):
     model = GlobalModel.fit(path3, source="public")
     ctx = dp.Context.compositor(

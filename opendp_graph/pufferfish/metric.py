@@ -40,8 +40,12 @@ Pufferfish metric and any other metric) **cannot** be composed by OpenDP: the me
 identifier includes the model's class, parameters and a content hash of its fitted arrays, so
 two different models never share an identifier and the compositors refuse the mix.
 
-**Coverage.** The coupling exists for the secrets the model describes: release only on graphs
-with ``model.covers(graph)`` (the structure is public, so this check reveals nothing).
+**Coverage.** The coupling exists for the secrets the model describes, so every query under
+this metric refuses a graph with ``not model.covers(graph)`` before it reads the labels (a
+``ValueError`` in the query, which OpenDP re-raises as an ``OpenDPException``). The structure is
+public under this metric, so the check reveals nothing protected. (The Polars unit
+:func:`~opendp_graph.polars.pufferfish_unit` works on an edge-label table, which does not hold
+the structure; there the caller must ensure coverage.)
 
 **Data dependence.** If the model was fitted on the private graph, all of the above holds for
 the attacker class of that fitted model only, and the model itself is an unprotected function
@@ -87,6 +91,22 @@ class PufferfishDistance:
             f"PufferfishDistance(model={self.model_repr}, d_min={self.d_min}, d_max={self.d_max}, "
             f"flip_bound={self.flip_bound}, W={self.W})"
         )
+
+    def check_graph(self, graph: Graph) -> None:
+        """Refuse a graph whose public structure the model does not cover (``model.covers``).
+
+        Called by every query under this metric before it reads the graph. The guarantee is about
+        the model's secrets; on a neighbourhood the model never described (a Binomial model fitted
+        on other neighbourhood sizes, a Conditional bucket it never saw) ``W`` says nothing. Under
+        this metric the structure is public (graphs with different structures are at distance
+        ``inf``), so the check reveals nothing protected.
+        """
+        if not self.model.covers(graph):
+            raise ValueError(
+                f"{self.model_repr} does not cover this graph's structure (some neighbourhood is outside "
+                "the sizes it was fitted on), so its W says nothing about these secrets; fit the model "
+                "on this structure, or use one that covers it (MarkovQuiltModel.for_graph, EdgeLevelModel)"
+            )
 
     # -------------------------------------------------------------- exact distance (tests)
     def related(self, g1: Graph, g2: Graph) -> bool:

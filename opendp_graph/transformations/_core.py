@@ -66,14 +66,21 @@ def make_graph_transformation(
     params: dict[str, Any] | None = None,
 ) -> dp.Transformation:
     """Build a graph query: features and arguments are checked here, at construction; the
-    returned function checks domain membership before it reads the graph."""
+    returned function checks domain membership before it reads the graph.
+
+    A metric descriptor may define ``check_graph(graph)``: a precondition of its guarantee on
+    the part of the graph that the metric treats as public (for example a Pufferfish model must
+    cover the public structure). It runs with the domain check, before the query."""
     dp.assert_features("contrib", "honest-but-curious")
     domain = graph_domain_descriptor(input_domain)
     metric = metric_descriptor(input_metric)
     stability = resolve_stability(query, domain, metric, **(params or {}))
+    metric_check = getattr(metric, "check_graph", None)
 
     def run(graph: Any) -> Any:
         domain.check_member(graph)
+        if metric_check is not None:
+            metric_check(graph)
         return function(graph)
 
     return dp.t.make_user_transformation(input_domain, input_metric, output_domain, output_metric, run, stability)
