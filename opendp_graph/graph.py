@@ -398,6 +398,34 @@ class Graph:
         """Public node names (index ``i`` ↦ ``node_ids[i]``), or ``None`` for plain ``0..n-1``."""
         return self._node_ids
 
+    def node_indices(self, names: Iterable[Any]) -> tuple[int, ...]:
+        """The node indices of public node names, in the given order (for APIs that take node
+        indices, such as Blowfish policies' ``vip=`` and ``partition=``).
+
+        Names are the graph's :attr:`node_ids` (e.g. the NetworkX node names of
+        :meth:`from_networkx`); a graph without names uses its indices ``0..n-1`` as names.
+        ``KeyError`` names the first unknown node.
+
+        >>> import networkx as nx
+        >>> g = Graph.from_networkx(nx.Graph([("ann", "bob"), ("bob", "cy")]))
+        >>> g.node_indices(["cy", "ann"])
+        (2, 0)
+        """
+        if isinstance(names, (str, bytes)) or not isinstance(names, Iterable):
+            raise TypeError(f"names must be a collection of node names, got {names!r}")
+        index = None if self._node_ids is None else {name: i for i, name in enumerate(self._node_ids)}
+        out = []
+        for name in names:
+            if index is not None:
+                if name not in index:
+                    raise KeyError(f"no node named {name!r} in this graph")
+                out.append(index[name])
+            else:
+                if isinstance(name, bool) or not isinstance(name, Integral) or not 0 <= name < self._num_nodes:
+                    raise KeyError(f"no node {name!r} in this graph (it has no node names: nodes are 0..{self._num_nodes - 1})")
+                out.append(int(name))
+        return tuple(out)
+
     @property
     def degrees(self) -> np.ndarray:
         """Degree of every node (read-only ``int64`` array of length ``num_nodes``)."""

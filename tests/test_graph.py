@@ -167,3 +167,23 @@ def test_sort_based_unique_matches_numpy():
         uniq, inv = _unique_keys(keys, return_inverse=True)
         ref_uniq, ref_inv = np.unique(keys, return_inverse=True)
         assert np.array_equal(uniq, ref_uniq) and np.array_equal(inv, ref_inv.reshape(-1))
+
+
+def test_node_indices_from_public_names():
+    import networkx as nx
+
+    g = dpg.Graph.from_networkx(nx.Graph([("ann", "bob"), ("bob", "cy")]))
+    assert g.node_indices(["cy", "ann", "bob"]) == (2, 0, 1)
+    assert g.node_indices([]) == ()
+    with pytest.raises(KeyError, match="no node named 'dan'"):
+        g.node_indices(["ann", "dan"])
+    with pytest.raises(TypeError, match="collection of node names"):
+        g.node_indices("ann")
+    plain = dpg.Graph.from_edges([0, 1], [1, 2])
+    assert plain.node_indices([2, np.int64(0)]) == (2, 0)
+    for bad in (3, -1, True, "0"):
+        with pytest.raises(KeyError, match="no node"):
+            plain.node_indices([bad])
+    # the Blowfish use: VIPs by name
+    policy = dpg.BlowfishPolicy.attribute(vip=g.node_indices(["bob"]))
+    assert policy.vip == (1,)

@@ -72,7 +72,8 @@ class BlowfishPolicy:
     :param secret_graph: the protected people's discriminative secret graph, one of
         ``"attribute"``, ``"full"``, ``"partitioned"``, ``"distance_threshold"``.
     :param vip: sorted node indices of the protected (VIP) people, or ``None``: everyone is
-        protected. Standard (non-VIP) people have the empty secret graph.
+        protected. Standard (non-VIP) people have the empty secret graph. For a graph with named
+        nodes (e.g. from NetworkX), ``graph.node_indices(names)`` gives the indices.
     :param theta: Hamming threshold of ``distance_threshold``, else ``None``.
     :param partition: cells (sorted tuples of node indices, ordered by their smallest member)
         of ``partitioned``, else ``None``.
