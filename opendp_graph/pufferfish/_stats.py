@@ -147,7 +147,7 @@ def neighbourhood_stats(
     nSB = int(sb.max(initial=0)) + 1
     shape = (nFB, nSB, K + 1)
 
-    dense = _dense_properties(E, P, la, le, nb)
+    dense = _dense_properties(E, graph.num_nodes, P, la, le, nb)
     report.start(E * int(dense.sum()) + int((~dense[la]).sum()))  # edges per property; labelled pairs
     hist1 = np.zeros(shape, dtype=np.int64)
     hist0 = np.zeros(shape, dtype=np.int64)
@@ -178,10 +178,11 @@ def neighbourhood_stats(
     )
 
 
-def _dense_properties(E: int, P: int, la: np.ndarray, le: np.ndarray, nb: np.ndarray) -> np.ndarray:
+def _dense_properties(E: int, num_nodes: int, P: int, la: np.ndarray, le: np.ndarray, nb: np.ndarray) -> np.ndarray:
     """Which properties the per-property pass handles (boolean mask over the ``P`` columns).
 
-    The per-property pass costs about ``E`` array operations per property whatever the property;
+    The per-property pass costs about ``E`` array operations per property whatever the property
+    (plus one bincount over the non-isolated nodes, at most ``2E``);
     the sparse pass costs about the number of edges at the nodes that see the property, for which
     ``Σ_{e ∋ a} (deg u + deg v)`` is a cheap upper estimate. Properties whose estimate reaches
     ``E / _DENSE_SHARE`` (plus a fixed per-property overhead) go to the per-property pass.
@@ -193,7 +194,7 @@ def _dense_properties(E: int, P: int, la: np.ndarray, le: np.ndarray, nb: np.nda
     if E == 0 or P == 0 or _DENSE_SHARE <= 0:
         return np.zeros(P, dtype=bool)
     volume = np.bincount(la, weights=(nb[le] + 2).astype(np.float64), minlength=P)
-    return volume * _DENSE_SHARE >= E + _DENSE_OVERHEAD
+    return volume * _DENSE_SHARE >= E + min(num_nodes, 2 * E) + _DENSE_OVERHEAD
 
 
 def _per_property_pass(graph: Graph, L: sp.csr_array, props: np.ndarray, fb, sb, hist0, hist1, report) -> int:
@@ -210,6 +211,11 @@ def _per_property_pass(graph: Graph, L: sp.csr_array, props: np.ndarray, fb, sb,
     K = hist0.shape[2] - 1
     nSB = hist0.shape[1]
     src, dst = graph.src, graph.dst
+    if n > 2 * E:  # mostly isolated nodes: count over the non-isolated ones (the bincounts are O(n))
+        active = np.flatnonzero(graph.degrees)
+        compact = np.zeros(n, dtype=np.int64)
+        compact[active] = np.arange(active.size, dtype=np.int64)
+        src, dst, n = compact[src], compact[dst], int(active.size)
     columns = sp.csc_array(L[:, props]) if props.size < L.shape[1] else sp.csc_array(L)
     columns.sort_indices()
     # flat (size bucket, g) index; g can reach K + 1 on labelled edges, hence K + 2 slots
