@@ -200,8 +200,8 @@ def _dense_properties(E: int, num_nodes: int, P: int, la: np.ndarray, le: np.nda
 def _per_property_pass(graph: Graph, L: sp.csr_array, props: np.ndarray, fb, sb, hist0, hist1, report) -> int:
     """Exact histograms of the properties ``props``, one property at a time over every edge.
 
-    For a property ``a``: ``cnt[x] = C[x, a]`` (edges at ``x`` carrying ``a``) by two bincounts
-    over the edges that carry ``a``; ``g_e = cnt[u] + cnt[v]`` for every edge; ``f = g`` for the
+    For a property ``a``: ``cnt[x] = C[x, a]`` (edges at ``x`` carrying ``a``) by one bincount
+    over both endpoints of the edges that carry ``a``; ``g_e = cnt[u] + cnt[v]`` for every edge; ``f = g`` for the
     edges without ``a`` and ``g − 1`` for those with it. No (edge × property) structure is built.
     Returns this pass's share of ``a1``.
     """
