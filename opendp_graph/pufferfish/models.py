@@ -51,9 +51,8 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from .._progress import check_progress, resolve_progress
 from ..graph import Graph
-from .._progress import check_progress
-from .._progress import resolve_progress
 from ._stats import NeighbourhoodStats, neighbourhood_stats
 from .wasserstein import QuantileGaps, binomial_gap_range, quantile_gap_range
 
