@@ -108,3 +108,14 @@ def test_progress_does_not_change_the_models(graph):
         assert quiet[name].fingerprint() == loud[name].fingerprint()
         assert quiet[name].W == loud[name].W
     assert np.array_equal(quiet["Global"].hist0, loud["Global"].hist0)
+
+
+def test_a_model_with_a_progress_callback_still_pickles(graph):
+    import pickle
+
+    calls = []
+    models = fit_all(graph, progress=lambda *a: calls.append(a))
+    for name, model in models.items():
+        copy = pickle.loads(pickle.dumps(model))
+        assert copy.fingerprint() == model.fingerprint() and copy.W == model.W, name
+    assert any(stage == "Binomial W" for stage, _, _ in calls)  # the original still reports

@@ -260,6 +260,14 @@ class BinomialModel(CorrelationModel):
         self.data_dependent = bool(data_dependent)
         self.fit_details = dict(fit_details or {})
 
+    def __getstate__(self) -> dict[str, Any]:
+        # A progress callback is a property of this session, not of the model: pickles (process
+        # pools, caches) get the default reporting instead of failing on an unpicklable callable.
+        state = dict(self.__dict__)
+        if callable(state.get("_progress")) and not isinstance(state["_progress"], bool):
+            state["_progress"] = None
+        return state
+
     @staticmethod
     def _interval(p: Any, name: str) -> tuple[float, float]:
         lo, hi = (p, p) if np.isscalar(p) else tuple(p)
