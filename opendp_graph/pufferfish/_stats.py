@@ -152,14 +152,14 @@ def neighbourhood_stats(
     hist1 = np.zeros(shape, dtype=np.int64)
     hist0 = np.zeros(shape, dtype=np.int64)
     a1 = _per_property_pass(graph, L, np.flatnonzero(dense), fb, sb, hist0, hist1, report)
-    a1 += _sparse_pass(graph, L, ~dense, fb, sb, hist0, hist1, report)
+    edges_in_sb = np.bincount(sb, minlength=nSB).astype(np.int64)
+    a1 += _sparse_pass(graph, L, le, la, ~dense, fb, sb, edges_in_sb, hist0, hist1, report)
     report.finish()
 
     max_size = np.zeros(nSB, dtype=np.int64)
     if E:
         np.maximum.at(max_size, sb, size)
-    props_in_fb = np.bincount(fb, minlength=nFB).astype(np.int64) if P else np.zeros(nFB, dtype=np.int64)
-    edges_in_sb = np.bincount(sb, minlength=nSB).astype(np.int64) if E else np.zeros(nSB, dtype=np.int64)
+    props_in_fb = np.bincount(fb, minlength=nFB).astype(np.int64)
     return NeighbourhoodStats(
         num_edges=E,
         num_properties=P,
@@ -243,39 +243,36 @@ def _per_property_pass(graph: Graph, L: sp.csr_array, props: np.ndarray, fb, sb,
     return a1
 
 
-def _sparse_pass(graph: Graph, L: sp.csr_array, in_pass: np.ndarray, fb, sb, hist0, hist1, report) -> int:
+def _sparse_pass(graph: Graph, L: sp.csr_array, le, la, in_pass: np.ndarray, fb, sb, edges_in_sb, hist0, hist1, report) -> int:
     """Exact histograms of the properties selected by ``in_pass`` (a mask over ``L``'s columns),
-    by the sparse algorithm of the module docstring. Returns this pass's share of ``a1``."""
+    by the sparse algorithm of the module docstring; ``le``, ``la`` are the (edge, property) of
+    ``L``'s stored entries. Returns this pass's share of ``a1``."""
     E = graph.num_edges
-    nFB, nSB = hist0.shape[0], hist0.shape[1]
+    nFB = hist0.shape[0]
     h1 = np.zeros_like(hist1)
     h0 = np.zeros_like(hist0)
-    keep = in_pass[L.indices]
-    if not keep.all():
-        rows = np.repeat(np.arange(E, dtype=np.int64), np.diff(L.indptr))
-        indptr = np.concatenate([[0], np.cumsum(np.bincount(rows[keep], minlength=E))])
-        L = sp.csr_array((L.data[keep], L.indices[keep], indptr), shape=L.shape)
+    keep = in_pass[la]
     a1 = 0
-    if L.nnz:
-        a1 = _sparse_counts(graph, L, fb, sb, h0, h1, report)
+    if keep.any():
+        le, la = le[keep], la[keep]
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(le, minlength=E))])
+        L = sp.csr_array((L.data[keep], L.indices[keep], indptr), shape=L.shape)
+        a1 = _sparse_counts(graph, L, le, la, fb, sb, h0, h1, report)
     # ---- zeros: every remaining s0 secret of this pass's properties has f = 0
     props_in_fb = np.bincount(fb[in_pass], minlength=nFB).astype(np.int64)
-    edges_in_sb = np.bincount(sb, minlength=nSB).astype(np.int64)
     h0[:, :, 0] += np.outer(props_in_fb, edges_in_sb) - h1.sum(axis=2) - h0.sum(axis=2)
     hist0 += h0
     hist1 += h1
     return a1
 
 
-def _sparse_counts(graph: Graph, L: sp.csr_array, fb, sb, h0, h1, report) -> int:
-    """The non-zero ``f`` of the sparse pass (labels ``L``, at least one stored entry) into
-    ``h0``/``h1``; returns the share of ``a1``."""
+def _sparse_counts(graph: Graph, L: sp.csr_array, le, la, fb, sb, h0, h1, report) -> int:
+    """The non-zero ``f`` of the sparse pass (labels ``L``, at least one stored entry, at
+    (edge, property) ``le``, ``la``) into ``h0``/``h1``; returns the share of ``a1``."""
     E, n = graph.num_edges, graph.num_nodes
     P = L.shape[1]
     src, dst = graph.src, graph.dst
     nSB = h0.shape[1]
-    Lcoo = L.tocoo()
-    le, la = Lcoo.row.astype(np.int64), Lcoo.col.astype(np.int64)
 
     # C = incidence^T @ L  (n x P): per node, number of incident edges with each property
     C = sp.csr_array(graph.edge_adjacency().T @ L)
