@@ -27,7 +27,7 @@ _MIN_INTERVAL = 0.25  # seconds between two redraws of the line
 
 def check_progress(progress: Any) -> Any:
     """Return ``progress`` if it is ``None``, a bool or a callable; else raise ``TypeError``."""
-    if progress is None or isinstance(progress, bool) or callable(progress):
+    if progress is None or isinstance(progress, bool) or callable(progress):  # bools are not callable
         return progress
     raise TypeError(f"progress must be None, True, False or a callable(stage, done, total), got {type(progress).__name__}")
 
@@ -52,7 +52,7 @@ class _Reporter:
     def __init__(self, progress: Any, label: str) -> None:
         self._mode = progress
         self._label = label
-        self._callback: Callable[[str, int, int], Any] | None = progress if callable(progress) and not isinstance(progress, bool) else None
+        self._callback: Callable[[str, int, int], Any] | None = progress if callable(progress) else None
         self._line = False  # drawing enabled
         self._drawn = False  # something is on the line
         self._done = self._total = 0

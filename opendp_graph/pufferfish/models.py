@@ -264,7 +264,7 @@ class BinomialModel(CorrelationModel):
         # A progress callback is a property of this session, not of the model: pickles (process
         # pools, caches) get the default reporting instead of failing on an unpicklable callable.
         state = dict(self.__dict__)
-        if callable(state.get("_progress")) and not isinstance(state["_progress"], bool):
+        if callable(state.get("_progress")):
             state["_progress"] = None
         return state
 
@@ -295,8 +295,7 @@ class BinomialModel(CorrelationModel):
         """
         g = _check_graph(graph)
         fitted_on, dependent = _check_source(source)
-        check_progress(progress)
-        st = neighbourhood_stats(g, progress=progress)
+        st = neighbourhood_stats(g, progress=progress)  # checks progress before any work
         return cls._from_stats(st, fitted_on, dependent, progress)
 
     @classmethod
@@ -423,7 +422,7 @@ class GlobalModel(_EmpiricalModel):
         :mod:`opendp_graph._progress`."""
         g = _check_graph(graph)
         fitted_on, dependent = _check_source(source)
-        st = neighbourhood_stats(g, progress=check_progress(progress))
+        st = neighbourhood_stats(g, progress=progress)
         return cls._from_stats(st, fitted_on, dependent)
 
     @classmethod
@@ -502,7 +501,7 @@ class ConditionalModel(_EmpiricalModel):
         fitted_on, dependent = _check_source(source)
         if unobserved not in cls._UNOBSERVED:
             raise ValueError(f"unobserved must be one of {cls._UNOBSERVED}, got {unobserved!r}")
-        st = neighbourhood_stats(g, base=base, progress=check_progress(progress))
+        st = neighbourhood_stats(g, base=base, progress=progress)
         return cls._from_stats(st, fitted_on, dependent, unobserved)
 
     @classmethod
@@ -651,7 +650,7 @@ def fit_all(graph: Graph, *, base: float = 10.0, source: str = "private", progre
     g = _check_graph(graph)
     base = _check_base(base)
     fitted_on, dependent = _check_source(source)
-    st = neighbourhood_stats(g, base=base, progress=check_progress(progress))
+    st = neighbourhood_stats(g, base=base, progress=progress)
     return {
         "Binomial": BinomialModel._from_stats(st, fitted_on, dependent, progress),
         "Global": GlobalModel._from_stats(st, fitted_on, dependent),
