@@ -479,9 +479,13 @@ class ConditionalModel(_EmpiricalModel):
     def __init__(self, hist0, hist1, max_size, base, *, pairs: np.ndarray, fitted_on: str, data_dependent: bool, unobserved: str = "bound"):
         super().__init__(hist0, hist1, max_size, base, fitted_on=fitted_on, data_dependent=data_dependent)
         self.pairs = np.asarray(pairs, dtype=np.int64)
-        if unobserved not in self._UNOBSERVED:
-            raise ValueError(f"unobserved must be one of {self._UNOBSERVED}, got {unobserved!r}")
-        self.unobserved = unobserved
+        self.unobserved = self._check_unobserved(unobserved)
+
+    @classmethod
+    def _check_unobserved(cls, unobserved: str) -> str:
+        if unobserved not in cls._UNOBSERVED:
+            raise ValueError(f"unobserved must be one of {cls._UNOBSERVED}, got {unobserved!r}")
+        return unobserved
 
     @classmethod
     def fit(
@@ -499,8 +503,7 @@ class ConditionalModel(_EmpiricalModel):
         g = _check_graph(graph)
         base = _check_base(base)
         fitted_on, dependent = _check_source(source)
-        if unobserved not in cls._UNOBSERVED:
-            raise ValueError(f"unobserved must be one of {cls._UNOBSERVED}, got {unobserved!r}")
+        cls._check_unobserved(unobserved)  # before the expensive pass
         st = neighbourhood_stats(g, base=base, progress=progress)
         return cls._from_stats(st, fitted_on, dependent, unobserved)
 
