@@ -176,7 +176,7 @@ def _fresh(graph):
     """A new Graph object over the same (read-only) arrays: no cached degrees or keys."""
     from opendp_graph.graph import Graph
 
-    return Graph(
+    return Graph._from_canonical(
         num_nodes=graph.num_nodes,
         src=graph.src,
         dst=graph.dst,

@@ -6,10 +6,11 @@ accepted as an integer (``True`` is an ``int`` in Python, and ``k=True`` is alwa
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from numbers import Integral
 from typing import Any
 
-__all__ = ["integer_at_least", "positive_integer"]
+__all__ = ["integer_at_least", "not_a_graph", "positive_integer"]
 
 
 def integer_at_least(name: str, value: Any, minimum: int) -> int:
@@ -44,3 +45,62 @@ def positive_integer(name: str, value: Any) -> int:
     if value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value}")
     return int(value)
+
+
+# Types callers often pass where a Graph is expected, keyed by top-level package, with the converter
+# to suggest. Classes are named by the package's public name (``networkx.Graph``, not
+# ``networkx.classes.graph.Graph``) for these packages, which re-export them at the top level.
+_CONVERTERS = {
+    "networkx": ("dpg.Graph.from_networkx(g)", ("Graph", "DiGraph", "MultiGraph", "MultiDiGraph")),
+    "polars": ("dpg.Graph.from_polars(frame, src=..., dst=..., nodes=public_people)", ("DataFrame", "LazyFrame")),
+}
+
+
+def not_a_graph(value: Any) -> str:
+    """The message for a value that should have been an :class:`opendp_graph.Graph`: the value's
+    module-qualified type and, for a NetworkX graph or a Polars frame, the converter to use.
+
+    Reads only ``type(value)`` (never the value itself), so the message reveals nothing about the
+    data; imports neither NetworkX nor Polars.
+
+    >>> not_a_graph([(0, 1)])
+    'expected an opendp_graph.Graph, got list'
+    >>> import networkx as nx
+    >>> not_a_graph(nx.Graph())
+    'expected an opendp_graph.Graph, got networkx.Graph; convert it with dpg.Graph.from_networkx(g)'
+    """
+    cls = type(value)
+    module = getattr(cls, "__module__", None) or ""
+    name = getattr(cls, "__qualname__", None) or cls.__name__
+    top = module.partition(".")[0]
+    message = "expected an opendp_graph.Graph, got "
+    if top in _CONVERTERS:
+        hint, only = _CONVERTERS[top]
+        message += f"{top}.{name}"
+        if name in only:
+            message += f"; convert it with {hint}"
+        return message
+    return message + (name if module in ("", "builtins") else f"{module}.{name}")
+
+
+def property_names(value: Any) -> tuple[str, ...]:
+    """A public vocabulary: a sequence (not a string or a mapping) of distinct strings, as a tuple
+    in the given order.
+
+    >>> property_names(["gas", "power"])
+    ('gas', 'power')
+    >>> property_names("gas")
+    Traceback (most recent call last):
+    ...
+    TypeError: vocabulary must be a sequence of strings (a public list of properties)
+    """
+    if value is None or isinstance(value, (str, bytes, Mapping)):
+        raise TypeError("vocabulary must be a sequence of strings (a public list of properties)")
+    vocab = tuple(value)
+    for w in vocab:
+        if not isinstance(w, str):
+            raise TypeError(f"vocabulary entries must be strings, got {w!r}")
+    if len(set(vocab)) != len(vocab):
+        raise ValueError("vocabulary has duplicate entries")
+    return vocab
+

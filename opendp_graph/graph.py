@@ -10,20 +10,29 @@ A :class:`Graph` is a simple undirected graph on the nodes ``0..n-1``:
   columns follow ``Graph.vocabulary`` (sorted strings).
 
 Nothing here mutates its input, and nothing can mutate a Graph after construction.
+
+Edges are keyed internally by ``src * num_nodes + dst`` in ``int64``, so a graph has at most
+:data:`MAX_NUM_NODES` (3 037 000 499) nodes: the constructors refuse a larger ``num_nodes``
+(given or inferred) and any node index above ``MAX_NUM_NODES - 1``, instead of letting keys wrap.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import math
+from collections.abc import Iterable, Iterator, Sequence, Sized
 from numbers import Integral
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["Graph"]
+__all__ = ["MAX_NUM_NODES", "Graph"]
 
 _SELF_LOOP_CHOICES = ("error", "drop")
+
+#: The largest supported node count: the largest ``n`` whose biggest edge key,
+#: ``(n - 1) * n + (n - 1) = n² - 1``, fits in ``int64``. Every place that builds edge keys relies on it.
+MAX_NUM_NODES = math.isqrt(2**63)  # 3_037_000_499: n² - 1 < 2**63 exactly when n² <= 2**63
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -31,22 +40,72 @@ def _readonly(a: np.ndarray) -> np.ndarray:
     return a
 
 
+def _check_num_nodes(num_nodes: Any) -> int:
+    """``int(num_nodes)`` if it is an integer (not a bool) in ``0..MAX_NUM_NODES``."""
+    if isinstance(num_nodes, bool) or not isinstance(num_nodes, Integral):
+        raise TypeError(f"num_nodes must be a non-negative integer, got {num_nodes!r} ({type(num_nodes).__name__})")
+    if num_nodes < 0:
+        raise ValueError(f"num_nodes must be a non-negative integer, got {num_nodes}")
+    if num_nodes > MAX_NUM_NODES:
+        raise ValueError(
+            f"num_nodes is {num_nodes}, above the largest supported node count {MAX_NUM_NODES} "
+            "(edge keys src * num_nodes + dst must fit in int64)"
+        )
+    return int(num_nodes)
+
+
+def _too_large(name: str, value: Any) -> ValueError:
+    return ValueError(
+        f"{name} holds node index {value}, which exceeds the largest supported node index {MAX_NUM_NODES - 1} "
+        f"(a graph has at most {MAX_NUM_NODES} nodes)"
+    )
+
+
 def _as_index_array(values: Any, name: str) -> np.ndarray:
-    """Return ``values`` as a fresh int64 array, rejecting non-integer input clearly."""
+    """Return ``values`` as a fresh int64 array of node indices in ``0..MAX_NUM_NODES-1``.
+
+    Accepts integer arrays (signed or unsigned), float arrays holding whole numbers, and sequences of
+    Python integers. The range is checked *before* the cast to ``int64``, so nothing wraps around.
+    """
+    if isinstance(values, (str, bytes)) or isinstance(values, (set, frozenset, dict)):
+        raise TypeError(f"{name} must be a one-dimensional array or sequence of node indices, got {type(values).__name__}")
+    if isinstance(values, Iterator):
+        values = list(values)
+    if isinstance(values, (list, tuple)):
+        for item in values:
+            if isinstance(item, (bool, np.bool_)):
+                raise TypeError(f"{name} must hold integer node indices, got a bool ({item!r})")
     arr = np.asarray(values)
+    if arr.ndim == 0:
+        raise TypeError(f"{name} must be a one-dimensional array or sequence of node indices, got {type(values).__name__}")
     if arr.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
     if arr.size == 0:
         return np.zeros(0, dtype=np.int64)
-    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+    kind = arr.dtype.kind
+    if kind == "O":
+        # e.g. Python integers too large for any numpy integer type: check them one by one
+        for bad in arr:
+            if isinstance(bad, (bool, np.bool_)) or not isinstance(bad, Integral):
+                raise TypeError(f"{name} must hold integer node indices, got {bad!r} ({type(bad).__name__})")
+        low, high = min(arr), max(arr)
+    elif kind in "iu":
+        low, high = int(arr.min()), int(arr.max())
+    elif kind == "f":
+        finite = np.isfinite(arr)
+        if not finite.all():
+            raise TypeError(f"{name} must hold integer node indices, got {arr[~finite][0]}")
+        fractional = arr != np.floor(arr)
+        if fractional.any():
+            raise TypeError(f"{name} must hold integer node indices, got non-integer floats (e.g. {arr[fractional][0]})")
+        low, high = float(arr.min()), float(arr.max())  # compare as Python numbers: no cast of the limit to float16
+    else:
         raise TypeError(f"{name} must hold integer node indices, got dtype {arr.dtype}")
-    if np.issubdtype(arr.dtype, np.floating):
-        if not np.all(np.isfinite(arr)) or not np.all(arr == np.floor(arr)):
-            raise TypeError(f"{name} must hold integer node indices, got non-integer floats")
-    out = arr.astype(np.int64, copy=True)
-    if out.min() < 0:
-        raise ValueError(f"{name} holds a negative node index ({int(out.min())})")
-    return out
+    if low < 0:
+        raise ValueError(f"{name} holds a negative node index ({int(low)})")
+    if high > MAX_NUM_NODES - 1:
+        raise _too_large(name, int(high))
+    return arr.astype(np.int64, copy=True)
 
 
 def _unique_keys(keys: np.ndarray, return_inverse: bool = False):
@@ -92,14 +151,41 @@ def _label_set(value: Any, where: str) -> frozenset[str]:
     for item in items:
         if not isinstance(item, str):
             raise TypeError(f"labels of {where} must be strings, got {item!r} ({type(item).__name__})")
+    if any(type(item) is not str for item in items):  # e.g. numpy.str_: store plain strings
+        items = frozenset(str(item) for item in items)
     return items
+
+
+def _graph_from_state(
+    num_nodes: int,
+    src: np.ndarray,
+    dst: np.ndarray,
+    labels: sp.csr_array | None,
+    vocabulary: tuple[str, ...] | None,
+    node_ids: tuple | None,
+) -> "Graph":
+    """Unpickling: rebuild through the trusted constructor (arrays read-only, caches recomputed lazily)."""
+    return Graph._from_canonical(num_nodes=num_nodes, src=src, dst=dst, labels=labels, vocabulary=vocabulary, node_ids=node_ids)
+
+
+def _hashable(x: Any) -> bool:
+    try:
+        hash(x)
+    except TypeError:
+        return False
+    return True
 
 
 class Graph:
     """An immutable simple undirected graph with optional public node ids and edge labels.
 
-    Build one with :meth:`from_edges`, :meth:`from_networkx` (or, for data frames, the Polars
-    converters of :mod:`opendp_graph.polars`); the constructor itself is not public API.
+    Build one with :meth:`from_edges`, :meth:`from_arrays`, :meth:`from_networkx` (or, for data
+    frames, the Polars converters of :mod:`opendp_graph.polars`); the constructor itself is not
+    public API. Nodes are ``0..num_nodes-1`` with ``num_nodes <= MAX_NUM_NODES`` (3 037 000 499).
+
+    A Graph pickles (e.g. to send it to a ``multiprocessing`` worker): unpickling rebuilds it with
+    read-only arrays. Because it is immutable, ``copy.copy(g)`` and ``copy.deepcopy(g)`` return
+    ``g`` itself, as for other immutable values such as ``tuple`` or ``frozenset``.
 
     :example:
 
@@ -117,8 +203,18 @@ class Graph:
 
     __slots__ = ("_num_nodes", "_src", "_dst", "_labels", "_vocabulary", "_node_ids", "_degrees", "_keys", "_hash")
 
-    def __init__(
-        self,
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # Every guarantee assumes a simple graph (src < dst < n, sorted, unique; sorted vocabulary),
+        # which only the public constructors establish: a Graph with repeated edges would pass the
+        # domain check and break every stability map. So there is no public way around them.
+        raise TypeError(
+            "Graph(...) is not a public constructor: build a graph with Graph.from_edges, Graph.from_arrays, "
+            "Graph.from_networkx or Graph.from_polars"
+        )
+
+    @classmethod
+    def _from_canonical(
+        cls,
         *,
         num_nodes: int,
         src: np.ndarray,
@@ -126,8 +222,12 @@ class Graph:
         labels: sp.csr_array | None = None,
         vocabulary: tuple[str, ...] | None = None,
         node_ids: tuple | None = None,
-    ) -> None:
-        # Trusted constructor: callers pass canonical arrays (src < dst, sorted, unique).
+    ) -> "Graph":
+        """Trusted constructor for this package's code: the caller guarantees canonical arrays
+        (``src < dst < num_nodes``, sorted by ``(src, dst)``, unique; a sorted vocabulary)."""
+        self = object.__new__(cls)
+        if not 0 <= num_nodes <= MAX_NUM_NODES:  # cheap guard for the edge keys; constructors check first
+            raise ValueError(f"num_nodes is {num_nodes}, outside 0..{MAX_NUM_NODES}")
         object.__setattr__(self, "_num_nodes", int(num_nodes))
         object.__setattr__(self, "_src", _readonly(src))
         object.__setattr__(self, "_dst", _readonly(dst))
@@ -140,12 +240,22 @@ class Graph:
         object.__setattr__(self, "_degrees", None)
         object.__setattr__(self, "_keys", None)
         object.__setattr__(self, "_hash", None)
+        return self
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Graph is immutable")
 
     def __delattr__(self, name: str) -> None:
         raise AttributeError("Graph is immutable")
+
+    def __reduce__(self):
+        return _graph_from_state, (self._num_nodes, self._src, self._dst, self._labels, self._vocabulary, self._node_ids)
+
+    def __copy__(self) -> "Graph":
+        return self  # immutable: a copy would be indistinguishable
+
+    def __deepcopy__(self, memo: dict) -> "Graph":
+        return self  # immutable all the way down (read-only arrays, tuples of ids and labels)
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -161,15 +271,18 @@ class Graph:
     ) -> "Graph":
         """Build a graph from two arrays of node indices (one undirected edge per position).
 
-        :param src: first endpoint of each edge, integers in ``0..num_nodes-1``.
+        :param src: first endpoint of each edge: integers (any integer dtype, or floats holding
+            whole numbers) in ``0..num_nodes-1``, and at most ``MAX_NUM_NODES - 1``.
         :param dst: second endpoint of each edge. ``(u, v)`` and ``(v, u)`` are the same edge.
-        :param num_nodes: number of nodes; defaults to ``max(src, dst) + 1``. Isolated nodes need it.
+        :param num_nodes: number of nodes, an integer in ``0..MAX_NUM_NODES`` (not a bool or a
+            float); defaults to ``len(node_ids)`` or else ``max(src, dst) + 1``. Isolated nodes need it.
         :param labels: optional, one iterable of strings per edge. Duplicate edges are merged and
             their labels united. A graph built with ``labels=`` is *labeled* even if every set is empty.
-        :param node_ids: optional public names of the nodes (length ``num_nodes``, distinct).
+        :param node_ids: optional public names of the nodes (length ``num_nodes``, distinct, hashable).
         :param self_loops: ``"error"`` (default) rejects an edge ``(u, u)``; ``"drop"`` removes it.
-        :raises ValueError: on self-loops, negative or out-of-range indices, mismatched lengths.
-        :raises TypeError: on non-integer indices or labels that are not iterables of strings.
+        :raises ValueError: on self-loops, negative or out-of-range indices, mismatched lengths,
+            ``num_nodes`` negative or above ``MAX_NUM_NODES``.
+        :raises TypeError: on non-integer indices or ``num_nodes``, or labels that are not iterables of strings.
         """
         _check_self_loops(self_loops)
         u = _as_index_array(src, "src")
@@ -177,17 +290,19 @@ class Graph:
         if u.shape != v.shape:
             raise ValueError(f"src and dst have different lengths ({u.size} and {v.size})")
         if labels is not None:
+            if isinstance(labels, (str, bytes)):
+                raise TypeError("labels must hold one iterable of strings per edge, got a single string")
             labels = list(labels)
             if len(labels) != u.size:
                 raise ValueError(f"labels has {len(labels)} entries for {u.size} edges")
+        node_ids = cls._node_id_tuple(node_ids)
         observed = int(max(u.max(initial=-1), v.max(initial=-1))) + 1
         if num_nodes is None:
             num_nodes = len(node_ids) if node_ids is not None else observed
-        if not isinstance(num_nodes, Integral) or isinstance(num_nodes, bool) or num_nodes < 0:
-            raise TypeError(f"num_nodes must be a non-negative integer, got {num_nodes!r}")
+        num_nodes = _check_num_nodes(num_nodes)
         if observed > num_nodes:
             raise ValueError(f"an edge names node {observed - 1}, but num_nodes is {num_nodes}")
-        ids = cls._check_node_ids(node_ids, int(num_nodes))
+        ids = cls._check_node_ids(node_ids, num_nodes)
 
         loops = u == v
         if loops.any():
@@ -202,16 +317,16 @@ class Graph:
             if labels is not None:
                 labels = [lab for lab, k in zip(labels, keep) if k]
         lo, hi = np.minimum(u, v), np.maximum(u, v)
-        n = max(int(num_nodes), 1)
-        keys = lo * np.int64(n) + hi
+        n = max(num_nodes, 1)
+        keys = lo * np.int64(n) + hi  # < n² <= 2**63 as num_nodes <= MAX_NUM_NODES
         if labels is None:
             unique_keys = _unique_keys(keys)
-            return cls(num_nodes=int(num_nodes), src=unique_keys // n, dst=unique_keys % n, node_ids=ids)
+            return cls._from_canonical(num_nodes=int(num_nodes), src=unique_keys // n, dst=unique_keys % n, node_ids=ids)
         unique_keys, inverse = _unique_keys(keys, return_inverse=True)
         csrc, cdst = unique_keys // n, unique_keys % n
         sets = [_label_set(lab, f"edge {i}") for i, lab in enumerate(labels)]
         matrix, vocabulary = cls._label_matrix(sets, inverse.reshape(-1), unique_keys.size)
-        return cls(num_nodes=int(num_nodes), src=csrc, dst=cdst, labels=matrix, vocabulary=vocabulary, node_ids=ids)
+        return cls._from_canonical(num_nodes=int(num_nodes), src=csrc, dst=cdst, labels=matrix, vocabulary=vocabulary, node_ids=ids)
 
     @classmethod
     def from_networkx(
@@ -245,6 +360,9 @@ class Graph:
 
         if not isinstance(graph, nx.Graph):
             raise TypeError(f"expected a networkx graph, got {type(graph).__name__}")
+        if labels is not None and not isinstance(labels, str):
+            # labels=True would read each edge's whole attribute dict, i.e. its attribute *names*
+            raise TypeError(f"labels must be the name of an edge attribute (a string) or None, got {labels!r}")
         if directed not in ("error", "ignore"):
             raise ValueError(f"directed must be 'error' or 'ignore', got {directed!r}")
         if multiedges not in ("error", "merge"):
@@ -287,9 +405,24 @@ class Graph:
     ) -> "Graph":
         """Fast path for large graphs: edges as arrays and labels as a sparse (edge × property) matrix.
 
-        Edges must already be simple (no self-loops); duplicates are merged, labels united (logical or).
-        ``vocabulary`` names the matrix columns (distinct strings, any order).
+        :param src: first endpoint of each edge: integers (any integer dtype, or floats holding
+            whole numbers) in ``0..num_nodes-1``.
+        :param dst: second endpoint of each edge; ``(u, v)`` and ``(v, u)`` are the same edge.
+            Edges must already be simple (no self-loops); duplicates are merged, labels united.
+        :param num_nodes: number of nodes, required: an integer in ``0..MAX_NUM_NODES`` (not a bool
+            or a float).
+        :param label_matrix: optional ``(len(src) × len(vocabulary))`` sparse or dense matrix whose
+            entries are 0/1 or bool (row ``i``, column ``j`` set: edge ``i`` carries label
+            ``vocabulary[j]``). Any other entry (negative, NaN, 2, 0.5, …) is refused.
+        :param vocabulary: names of the matrix columns (distinct strings, any order); required with
+            ``label_matrix`` and refused without it.
+        :param node_ids: optional public names of the nodes (length ``num_nodes``, distinct, hashable).
+        :raises ValueError: on self-loops, negative or out-of-range indices, mismatched lengths or
+            shapes, label entries other than 0/1, ``num_nodes`` negative or above ``MAX_NUM_NODES``.
+        :raises TypeError: on non-integer indices or ``num_nodes``, non-string vocabulary entries,
+            or a non-numeric label matrix.
         """
+        num_nodes = _check_num_nodes(num_nodes)
         u = _as_index_array(src, "src")
         v = _as_index_array(dst, "dst")
         if u.shape != v.shape:
@@ -299,23 +432,20 @@ class Graph:
         observed = int(max(u.max(initial=-1), v.max(initial=-1))) + 1
         if observed > num_nodes:
             raise ValueError(f"an edge names node {observed - 1}, but num_nodes is {num_nodes}")
-        ids = cls._check_node_ids(node_ids, int(num_nodes))
-        n = max(int(num_nodes), 1)
+        ids = cls._check_node_ids(cls._node_id_tuple(node_ids), num_nodes)
+        if label_matrix is None and vocabulary is not None:
+            raise ValueError("vocabulary given without label_matrix")
+        if label_matrix is not None:
+            if vocabulary is None:
+                raise ValueError("label_matrix needs a vocabulary naming its columns")
+            vocab = cls._check_vocabulary(vocabulary)
+            coo = cls._check_label_matrix(label_matrix, (u.size, len(vocab)))
+        n = max(num_nodes, 1)
         lo, hi = np.minimum(u, v), np.maximum(u, v)
-        unique_keys, inverse = _unique_keys(lo * np.int64(n) + hi, return_inverse=True)
+        unique_keys, inverse = _unique_keys(lo * np.int64(n) + hi, return_inverse=True)  # < n² <= 2**63
         csrc, cdst = unique_keys // n, unique_keys % n
         if label_matrix is None:
-            if vocabulary is not None:
-                raise ValueError("vocabulary given without label_matrix")
-            return cls(num_nodes=int(num_nodes), src=csrc, dst=cdst, node_ids=ids)
-        if vocabulary is None:
-            raise ValueError("label_matrix needs a vocabulary naming its columns")
-        vocab = [str(w) for w in vocabulary]
-        if len(set(vocab)) != len(vocab):
-            raise ValueError("vocabulary has duplicate entries")
-        coo = sp.coo_array(label_matrix)
-        if coo.shape != (u.size, len(vocab)):
-            raise ValueError(f"label_matrix has shape {coo.shape}, expected ({u.size}, {len(vocab)})")
+            return cls._from_canonical(num_nodes=num_nodes, src=csrc, dst=cdst, node_ids=ids)
         order = np.argsort(np.asarray(vocab, dtype=object)).astype(np.int64)
         rank = np.empty_like(order)
         rank[order] = np.arange(order.size)
@@ -328,18 +458,72 @@ class Graph:
         matrix.sum_duplicates()
         matrix.data[:] = True
         sorted_vocab = tuple(vocab[i] for i in order)
-        return cls(num_nodes=int(num_nodes), src=csrc, dst=cdst, labels=matrix, vocabulary=sorted_vocab, node_ids=ids)
+        return cls._from_canonical(num_nodes=int(num_nodes), src=csrc, dst=cdst, labels=matrix, vocabulary=sorted_vocab, node_ids=ids)
 
     @staticmethod
-    def _check_node_ids(node_ids: Sequence[Any] | None, num_nodes: int) -> tuple | None:
+    def _node_id_tuple(node_ids: Any) -> tuple | None:
         if node_ids is None:
             return None
-        ids = tuple(node_ids)
+        if isinstance(node_ids, (str, bytes)):
+            raise TypeError(f"node_ids must be a sequence of node names, got a single string {node_ids!r}")
+        if isinstance(node_ids, (set, frozenset, dict)):
+            raise TypeError(f"node_ids must be an ordered sequence of node names, got a {type(node_ids).__name__}")
+        try:
+            return tuple(node_ids)
+        except TypeError:
+            raise TypeError(f"node_ids must be a sequence of node names, got {type(node_ids).__name__}") from None
+
+    @staticmethod
+    def _check_node_ids(ids: tuple | None, num_nodes: int) -> tuple | None:
+        if ids is None:
+            return None
         if len(ids) != num_nodes:
             raise ValueError(f"node_ids has {len(ids)} entries for {num_nodes} nodes")
-        if len(set(ids)) != len(ids):
+        try:
+            distinct = len(set(ids))
+        except TypeError:
+            bad = next(x for x in ids if not _hashable(x))
+            raise TypeError(f"node_ids must be hashable, got {bad!r} ({type(bad).__name__})") from None
+        if distinct != len(ids):
             raise ValueError("node_ids are not distinct")
         return ids
+
+    @staticmethod
+    def _check_vocabulary(vocabulary: Any) -> list[str]:
+        if isinstance(vocabulary, (str, bytes)):
+            raise TypeError(f"vocabulary must be a sequence of strings, got a single string {vocabulary!r}")
+        if isinstance(vocabulary, (set, frozenset, dict)):
+            raise TypeError(f"vocabulary must be an ordered sequence of strings (one per column), got a {type(vocabulary).__name__}")
+        vocab = list(vocabulary)
+        for w in vocab:
+            if not isinstance(w, str):
+                raise TypeError(f"vocabulary must hold strings, got {w!r} ({type(w).__name__})")
+        vocab = [str(w) for w in vocab]  # numpy.str_ → str
+        if len(set(vocab)) != len(vocab):
+            raise ValueError("vocabulary has duplicate entries")
+        return vocab
+
+    @staticmethod
+    def _check_label_matrix(label_matrix: Any, shape: tuple[int, int]) -> sp.coo_array:
+        """The label matrix as COO after checking its shape and that every stored entry is 0/1."""
+        if not sp.issparse(label_matrix):
+            dense = np.asarray(label_matrix)
+            if dense.ndim != 2:
+                raise ValueError(f"label_matrix must be two-dimensional, got shape {dense.shape}")
+            if dense.dtype.kind not in "biuf":
+                raise TypeError(f"label_matrix must hold 0/1 (or bool) entries, got dtype {dense.dtype}")
+            label_matrix = dense
+        elif label_matrix.dtype.kind not in "biuf":
+            raise TypeError(f"label_matrix must hold 0/1 (or bool) entries, got dtype {label_matrix.dtype}")
+        coo = sp.coo_array(label_matrix)
+        if coo.shape != shape:
+            raise ValueError(f"label_matrix has shape {coo.shape}, expected {shape}")
+        data = coo.data
+        if data.dtype.kind != "b":
+            bad = (data != 0) & (data != 1)  # NaN compares unequal to both
+            if bad.any():
+                raise ValueError(f"label_matrix must hold 0/1 (or bool) entries, got {data[bad][0].item()!r}")
+        return coo
 
     @staticmethod
     def _label_matrix(sets: list[frozenset[str]], edge_of: np.ndarray, num_edges: int):
@@ -356,7 +540,10 @@ class Graph:
     @classmethod
     def from_polars(cls, frame: Any, src: str = "src", dst: str = "dst", labels: str | None = None, **options: Any) -> "Graph":
         """Build a graph from a Polars ``DataFrame``/``LazyFrame`` of messages; see
-        :func:`opendp_graph.polars.graph_from_polars` for the options."""
+        :func:`opendp_graph.polars.graph_from_polars` for the options. ``nodes=`` (the public list
+        of people) is required: the node set is public under every metric of this package, and a
+        node set read from the table would change with the data. ``nodes="from data"`` derives it
+        from the table, unprotected."""
         from .polars import graph_from_polars
 
         return graph_from_polars(frame, src=src, dst=dst, labels=labels, **options)
@@ -463,15 +650,23 @@ class Graph:
         return self._keys
 
     def edge_index(self, u: int, v: int) -> int:
-        """Position of edge ``{u, v}`` in :attr:`edges`; ``KeyError`` if absent."""
+        """Position of edge ``{u, v}`` (node indices) in :attr:`edges`; ``KeyError`` if absent
+        (including when ``u`` or ``v`` is not a node), ``TypeError`` if ``u`` or ``v`` is not an integer."""
+        for name, x in (("u", u), ("v", v)):
+            if isinstance(x, (bool, np.bool_)) or not isinstance(x, Integral):
+                raise TypeError(f"{name} must be an integer node index, got {x!r} ({type(x).__name__})")
+        u, v = int(u), int(v)
+        if u == v or not (0 <= u < self._num_nodes and 0 <= v < self._num_nodes):
+            raise KeyError(f"no edge between {u} and {v}")
         lo, hi = (u, v) if u < v else (v, u)
-        key = np.int64(lo) * np.int64(max(self._num_nodes, 1)) + np.int64(hi)
+        key = np.int64(lo) * np.int64(max(self._num_nodes, 1)) + np.int64(hi)  # < n² <= 2**63
         pos = int(np.searchsorted(self.edge_keys, key))
-        if pos == self.num_edges or self.edge_keys[pos] != key or u == v:
+        if pos == self.num_edges or self.edge_keys[pos] != key:
             raise KeyError(f"no edge between {u} and {v}")
         return pos
 
     def has_edge(self, u: int, v: int) -> bool:
+        """Whether ``{u, v}`` (node indices) is an edge; ``False`` for indices that are not nodes."""
         try:
             self.edge_index(u, v)
         except KeyError:
@@ -528,15 +723,21 @@ class Graph:
 
     def without_labels(self) -> "Graph":
         """The same structure with the labels dropped."""
-        return Graph(num_nodes=self._num_nodes, src=self._src, dst=self._dst, node_ids=self._node_ids)
+        return Graph._from_canonical(num_nodes=self._num_nodes, src=self._src, dst=self._dst, node_ids=self._node_ids)
 
     def with_label_sets(self, label_sets: Sequence[Iterable[str]]) -> "Graph":
         """The same structure with new labels (one iterable of strings per edge, in edge order)."""
+        if isinstance(label_sets, (str, bytes)) or not isinstance(label_sets, Iterable):
+            raise TypeError(f"label_sets must be a sequence of label sets (one per edge), got {type(label_sets).__name__}")
+        if isinstance(label_sets, (set, frozenset, dict)):
+            raise TypeError(f"label_sets must be an ordered sequence (one label set per edge), got a {type(label_sets).__name__}")
+        if not isinstance(label_sets, Sized):
+            label_sets = list(label_sets)
+        if len(label_sets) != self.num_edges:
+            raise ValueError(f"got {len(label_sets)} label sets for {self.num_edges} edges")
         sets = [_label_set(lab, f"edge {i}") for i, lab in enumerate(label_sets)]
-        if len(sets) != self.num_edges:
-            raise ValueError(f"got {len(sets)} label sets for {self.num_edges} edges")
         matrix, vocab = self._label_matrix(sets, np.arange(self.num_edges), self.num_edges)
-        return Graph(
+        return Graph._from_canonical(
             num_nodes=self._num_nodes, src=self._src, dst=self._dst, labels=matrix, vocabulary=vocab, node_ids=self._node_ids
         )
 

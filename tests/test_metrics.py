@@ -117,7 +117,7 @@ def test_domain_member_checks():
     assert not dpg.graph_domain().member(g.with_label_sets([[], [], []]))
     assert not dpg.graph_domain(num_nodes=5).member(g)
     assert not dpg.graph_domain().member("not a graph")
-    assert str(dpg.graph_domain(max_degree=3)) == "GraphDomain(num_nodes=None, max_degree=3, labeled=False)"
+    assert str(dpg.graph_domain(max_degree=3)) == "GraphDomain(num_nodes=None, max_degree=3, labeled=False, max_labels_per_edge=None)"
     assert dpg.graph_domain(max_degree=3) == dpg.graph_domain(max_degree=3) != dpg.graph_domain()
 
 
