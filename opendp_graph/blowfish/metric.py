@@ -67,6 +67,30 @@ class BlowfishDistance:
 
     policy: BlowfishPolicy
 
+    def check_graph(self, graph: Graph) -> None:
+        """Refuse a graph on other people than the policy's (called by every query under this
+        metric, with the domain check, before the query reads the graph).
+
+        The policy's sensitivities (:mod:`.rules`) may use its number of people ``n``: under
+        ``full(num_nodes=4)`` the degree histogram's bound ``2n = 8`` says nothing about a
+        10-node star, whose centre's rewiring moves it by 20. A policy that states ``n`` (or a
+        partition, which covers ``0..n−1``) therefore refuses any graph with another node count,
+        and a VIP index must name a node of the graph. Both facts are public (the node set is
+        public under every metric of this package), so the check reveals nothing protected.
+        """
+        policy = self.policy
+        if policy.num_nodes is not None and graph.num_nodes != policy.num_nodes:
+            raise ValueError(
+                f"the Blowfish policy is stated for {policy.num_nodes} people but the graph has {graph.num_nodes} "
+                "nodes, so its sensitivities do not cover this graph; build the policy with "
+                f"num_nodes={graph.num_nodes} (or a partition of the graph's people)"
+            )
+        if policy.vip is not None and policy.vip[-1] >= graph.num_nodes:
+            raise ValueError(
+                f"the Blowfish policy's vip names person {policy.vip[-1]}, but the graph has {graph.num_nodes} nodes "
+                f"(0..{graph.num_nodes - 1})"
+            )
+
     def distance(self, g1: Graph, g2: Graph) -> float:
         """Exact policy distance (see the module docstring); exponential in the number of
         changed pairs with two protected ends, so for tests on small graphs."""

@@ -27,10 +27,12 @@ so it identifies the policy completely (the metric identifier is built from it).
 
 **Which people exist.** VIPs and partition cells are node *indices* ``0..n-1``. The node count
 ``n`` is public; a policy may state it (``num_nodes=``; a partition states it implicitly, as the
-cells must cover ``0..n-1``). A policy that states ``n`` rejects unknown people at construction
-and puts graphs with another node count at infinite distance. Otherwise the queries check the
-indices against the domain's ``num_nodes`` when they are built, and against the graph when they run
-(an error that depends only on the public node count).
+cells must cover ``0..n-1``). A policy that states ``n`` rejects unknown people at construction,
+puts graphs with another node count at infinite distance, and **every query under its metric
+refuses a graph with another node count** before reading it (its sensitivities may use ``n``:
+:meth:`~.metric.BlowfishDistance.check_graph`). VIP indices are checked against the domain's
+``num_nodes`` when a query is built, and against the graph when it runs. These errors depend
+only on the public node count.
 """
 
 from __future__ import annotations
