@@ -278,7 +278,7 @@ def test_pufferfish_binomial_release_on_a_star():
     k = np.arange(N)
     law0 = np.concatenate([binom.pmf(np.arange(N - 1), N - 2, p0), [0.0]])
     law1 = np.concatenate([[0.0], binom.pmf(np.arange(N - 1), N - 2, p1)])
-    assert laplace_privacy_loss(k, law0, k, law1, t.map(1) / EPS)[0] <= EPS  # ≈ 0.44: 2·W is conservative here
+    assert laplace_privacy_loss(k, law0, k, law1, t.map(1) / EPS)[0] <= EPS  # ≈ 0.44: the bound is conservative here
     assert laplace_privacy_loss(k, law0, k, law1, model.W / EPS)[0] <= EPS  # W itself suffices (≈ 0.88)
     ignoring = laplace_privacy_loss(k, law0, k, law1, 1.0 / EPS)[0]  # edge-label DP noise, correlation ignored
     assert ignoring > 4 * EPS

@@ -344,7 +344,8 @@ def test_opendp_chain_is_the_wasserstein_mechanism(path5):
     )
     meas = space >> dpg.then_label_counts(1, ["a"]) >> dp.m.then_laplace(scale=scale)
     assert meas.check(1, epsilon) and not meas.check(1, epsilon - 1e-6)
-    assert scale == pytest.approx(2 * model.flip_bound / epsilon, rel=1e-6)
+    # c = 1 with a one-property vocabulary cannot bind: only a's count moves, by at most max(W, 1)
+    assert scale == pytest.approx(max(model.W, 1) / epsilon, rel=1e-6)
     for i in range(len(edges)):  # the (discrete) Laplace scale is at least W/ε, so the exact check passes
         law0, law1 = enumerate_total_count(edges, i, 0), enumerate_total_count(edges, i, 1)
         assert realised_epsilon(law0, law1, scale) <= epsilon + 1e-9
@@ -374,7 +375,9 @@ def test_label_count_stability_bruteforce(paw_labellings, model, c):
     space = dpg.graph_domain(labeled=True), metric
     bound = (space >> dpg.then_label_counts(c, ["a", "b"])).map(1)
     map_bound = (space >> dpg.then_label_count_map(c)).map(1)
-    assert bound == 2 * model.flip_bound
+    lo, hi = min(desc.d_min, 1), max(desc.d_max, 1)
+    # c = 1 < |V| = 2: the cap binds, 2·max(hi, 1 − lo); c = 2: it cannot, max(hi, −lo)
+    assert bound == (2 * max(hi, 1 - lo) if c == 1 else max(hi, -lo))
     worst, worst_map = 0, (0, 0, 0)
     cache = {}
 
@@ -398,8 +401,8 @@ def test_label_count_stability_bruteforce(paw_labellings, model, c):
             worst_map = tuple(max(x, y) for x, y in zip(worst_map, got))
             assert desc.related(h, graphs[other])
     assert pairs > 0
-    if c == 1:  # tight: every flipped edge moves two counts (a in, b displaced)
-        assert worst == bound
+    assert worst == bound  # tight: hi flipped edges (the paw has a 4-edge neighbourhood)
+    if c == 1:  # every flipped edge moves two counts (a in, b displaced)
         assert worst_map[1] == map_bound[1] and worst_map[2] == map_bound[2]
 
 
@@ -420,8 +423,10 @@ def test_distance_is_exact_on_tiny_graph(paw_labellings):
 
 def test_d_in_beyond_one_scales_by_triangle_inequality():
     space = dpg.graph_domain(labeled=True), dpg.pufferfish_distance(EdgeLevelModel())
-    t = space >> dpg.then_label_counts(3, ["a"])
+    t = space >> dpg.then_label_counts(1, ["a", "b"])  # the cap binds: a in, b displaced
     assert t.map(0) == 0 and t.map(1) == 2 and t.map(2) == 4
+    t = space >> dpg.then_label_counts(3, ["a"])  # it cannot: one count moves by one
+    assert t.map(0) == 0 and t.map(1) == 1 and t.map(2) == 2
     with pytest.raises(dp.OpenDPException):
         t.map(-1)
 
@@ -471,9 +476,9 @@ def test_binomial_statistics_stability_bruteforce():
     deg = g.degrees
     nbmax = max(int(deg[u] + deg[v] - 2) for u, v in g.edges.tolist())
     vocab = ("a", "b", "c")
-    for c in (1, 2):
+    for c in (1, 2, 3, 4):
         t = make_binomial_statistics(g, c, vocab)
-        assert t.map(1) == 5 * c * nbmax
+        assert t.map(1) == 3 * min(c, len(vocab)) * nbmax  # was 5·c·nbmax
         labellings = list(dpg.testing.all_labelings(g, list(vocab)))
         stats = {tuple(h.label_sets()): binomial_statistics(h, c, vocab) for h in labellings}
         worst = 0
@@ -484,7 +489,8 @@ def test_binomial_statistics_stability_bruteforce():
                     k2[e] = frozenset(other)
                     a2, b2 = stats[tuple(k2)]
                     worst = max(worst, abs(a1 - a2) + abs(b1 - b2))
-        assert worst <= t.map(1)
+        # attained: an edge goes from no property to c_eff properties all its neighbours carry
+        assert worst == t.map(1)
 
 
 def test_dp_fit_is_a_conservative_upper_bound():
@@ -550,10 +556,11 @@ def test_conditional_unobserved_buckets():
 
 def test_coverage(path3):
     bigger = dpg.Graph.from_edges([0, 0, 0, 0, 1], [1, 2, 3, 4, 2], labels=[["a"], [], [], [], ["a"]])
-    for model in (BinomialModel.fit(path3), ConditionalModel.fit(path3, base=2), MarkovQuiltModel.for_graph(path3)):
+    models = (BinomialModel.fit(path3), GlobalModel.fit(path3), ConditionalModel.fit(path3, base=2), MarkovQuiltModel.for_graph(path3))
+    for model in models:
         assert model.covers(path3)
-        assert not model.covers(bigger)
-    assert GlobalModel.fit(path3).covers(bigger) and EdgeLevelModel().covers(bigger)
+        assert not model.covers(bigger)  # a closed neighbourhood of 5 edges; path3's largest is 3
+    assert EdgeLevelModel().covers(bigger)
 
 
 @pytest.mark.parametrize("query", [dpg.then_label_counts(2, ["a", "b"]), dpg.then_label_count_map(2)])
@@ -582,6 +589,7 @@ def test_context_api(path3):
         domain=dpg.graph_domain(labeled=True),
     )
     query = ctx.query().label_counts(2, ["a", "b"]).laplace()
-    assert query.param() == pytest.approx(2 * model.flip_bound / 1.0)  # ε = 1 per query
+    # ε = 1 per query; c = 2 covers the vocabulary, so only the secret's property moves: max(W, 1)
+    assert query.param() == pytest.approx(max(model.W, 1) / 1.0)
     assert len(query.release()) == 2
     assert len(ctx.query().label_counts(2, ["a", "b"]).laplace().release()) == 2

@@ -43,11 +43,15 @@ The paper (ε = 100): W = 1, 1, 558, 866, 960, 1883; yields 58 % / 5.6 % / 50 % 
    the Binomial model we compare tail probabilities on the log scale (exactly). Ours is
    therefore larger than what a plot of the CDFs suggests.
 4. *Calibration.* The paper adds Laplace noise ``c·W/ε``. Our secret is one (edge, property)
-   bit (paper §4.2) and the stability of the contribution-bounded counts is ``2·F`` where ``F``
-   is the model's flip bound (= W for positively correlated models): each flipped edge moves
-   two counts (the property and at most one property it displaces). For ``c ≥ 2`` this is at
-   most the paper's ``c·W``, so the paper's noise is valid but ``c/2`` times larger than needed;
-   we report the paper's λ beside ours. Node-level privacy uses the foundation's node metric
+   bit (paper §4.2) and the stability of the contribution-bounded counts is
+   ``2·max(hi, 1 − lo)`` with ``lo = min(d_min, 1)``, ``hi = max(d_max, 1)`` (= ``2·W`` for
+   positively correlated models, ``d_min ≥ 1``, as all three fitted models here): each flipped
+   edge moves two counts (the property and at most one property it displaces); when ``c`` covers
+   the vocabulary nothing is displaced and it is ``max(W, 1)``
+   (:func:`opendp_graph.pufferfish.metric._pufferfish_counts`). With ``c = 1000`` and our
+   vocabulary the bound binds, and ``2·W`` is below the paper's ``c·W``, so the paper's noise is
+   valid here but ``c/2`` times larger than needed; we report the paper's λ beside ours. (The
+   paper's figure is *too small* for ``c = 1`` and, when ``d_min ≤ 0``, can be for ``c = 2, 3``.) Node-level privacy uses the foundation's node metric
    (``2·c·Dmax`` per node) — the paper's node row (``W = 1, λ = 10``) evidently does not.
 5. *Data dependence.* The three fitted models are fitted on the data they protect (as in the
    paper): the noise scale depends on the private data and W is disclosed. The DP-fitted

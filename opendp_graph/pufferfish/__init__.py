@@ -8,6 +8,12 @@ which the label-count queries of :mod:`opendp_graph.transformations` have stabil
 ``space >> dpg.then_label_counts(...) >> dp.m.then_laplace(scale)`` is the Wasserstein mechanism
 of Song, Wang & Chaudhuri (2017).
 
+Every model says which structures it describes (``model.covers(graph)``; the queries refuse the
+others before reading a label) and which properties (``model.vocabulary``: ``None`` for the models
+that pool over all properties; the Conditional model's fitted properties, the only ones the
+queries may then read). Models are immutable (their ``W`` is cached and carried by the metrics
+built from them), and pickle and deep-copy.
+
 Only :func:`pufferfish_distance` and :class:`PufferfishDistance` are lifted to ``dpg.``; the rest
 lives here: ``dpg.pufferfish.BinomialModel.fit(graph)``, ``dpg.pufferfish.w_infinity(p, q)``, ...
 """

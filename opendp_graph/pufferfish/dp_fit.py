@@ -11,14 +11,23 @@ and ``P`` (vocabulary size), ``NB = Σ_e nb_e`` are public (structure and vocabu
 
 **Privacy of the fit.** ``(A1, B1)`` is released with OpenDP's Laplace mechanism
 (``dp.m.make_laplace`` on a float vector, ``l1_distance``) after a user transformation from
-``(graph_domain(labeled=True), edge_label_distance())`` with L1 stability ``5·c·nbmax`` per unit
-of edge-label distance: changing one edge ``e``'s labels changes its truncated set from ``S``
-to ``S'`` (``|S|, |S'| ≤ c``, the rule reads only ``e``); each of the ``≤ 2c`` properties of
-``S Δ S'`` changes the adjacent-pair count of that property by the number of ``e``'s neighbours
-carrying it, ``≤ nbmax``, so ``|ΔA1| ≤ 2·2c·nbmax``; ``|ΔB1| = ||S'| − |S||·nb_e ≤ c·nbmax``.
-So the fit is ``ε_fit``-DP for changing the labels of one edge (structure public). This is the
-plain edge-level notion: against an attacker who knows the correlations, group privacy over a
-closed neighbourhood of ``N`` edges gives ``N·ε_fit``.
+``(graph_domain(labeled=True), edge_label_distance())`` with L1 stability ``3·c_eff·nbmax`` per
+unit of edge-label distance, ``c_eff = min(c, P)``. Proof: changing one edge ``e``'s labels
+changes its truncated set from ``S`` to ``S'`` (``|S|, |S'| ≤ c_eff``; the truncation reads only
+``e``, so no other edge's set changes). Write ``R = S − S'`` (removed), ``A = S' − S`` (added)
+and ``n_a ≤ nb_e`` for the number of ``e``'s neighbours carrying ``a`` (unchanged). ``A1`` counts
+each adjacent pair of edges sharing a property twice, so
+
+* ``ΔA1 = 2·(Σ_{a ∈ A} n_a − Σ_{a ∈ R} n_a)``: additions and removals move ``A1`` with opposite
+  signs, so ``|ΔA1| ≤ 2·max(|A|, |R|)·nb_e``;
+* ``ΔB1 = (|A| − |R|)·nb_e``, so ``|ΔB1| ≤ max(|A|, |R|)·nb_e``;
+
+and ``|ΔA1| + |ΔB1| ≤ 3·max(|A|, |R|)·nb_e ≤ 3·c_eff·nbmax``. Attained: ``e`` goes from no
+property to ``c_eff`` properties that all of its ``nbmax`` neighbours carry (and contribute), the
+brute-force test finds exactly this worst case. So the fit is ``ε_fit``-DP for changing the labels
+of one edge (structure public). This is the plain edge-level notion: against an attacker who
+knows the correlations, group privacy over a closed neighbourhood of ``N`` edges gives
+``N·ε_fit``.
 
 **Conservative W.** With Laplace scale ``b``, each noisy statistic is within
 ``t = b·ln(2/β)`` of the truth except with probability ``β/2``. Interval arithmetic turns the two
@@ -38,12 +47,12 @@ import numpy as np
 import opendp.prelude as dp
 import scipy.sparse as sp
 
-from .._checks import positive_integer
+from .._checks import positive_integer, property_names
 from ..domains import graph_domain
 from ..graph import Graph
 from ..metrics import edge_label_distance, integer_d_in
 from ..transformations.labels import selected_labels
-from .models import BinomialModel
+from .models import BinomialModel, _not_a_graph
 
 __all__ = ["fit_binomial_dp", "binomial_statistics", "make_binomial_statistics"]
 
@@ -72,29 +81,27 @@ def binomial_statistics(graph: Graph, max_labels_per_edge: int, vocabulary: tupl
 
 
 def _check_vocabulary(vocabulary: Any) -> tuple[str, ...]:
-    if vocabulary is None or isinstance(vocabulary, (str, bytes)):
-        raise TypeError("vocabulary must be a public sequence of strings")
-    vocab = tuple(vocabulary)
-    if not vocab or any(not isinstance(w, str) for w in vocab) or len(set(vocab)) != len(vocab):
+    vocab = property_names(vocabulary)
+    if not vocab:
         raise ValueError("vocabulary must be a non-empty sequence of distinct strings")
     return vocab
 
 
 def make_binomial_statistics(structure: Graph, max_labels_per_edge: int, vocabulary: Any) -> dp.Transformation:
     """``graph ↦ (A1, B1)`` as floats, from ``(graph_domain(labeled=True), edge_label_distance())``
-    to a float vector with ``l1_distance``; stability ``5·c·nbmax·d_in`` (module docstring).
-    Defined for graphs with the public structure of ``structure`` (others are rejected with an
-    error that depends only on the structure)."""
+    to a float vector with ``l1_distance``; stability ``3·min(c, P)·nbmax·d_in`` (module
+    docstring: proof and the worst case). Defined for graphs with the public structure of
+    ``structure`` (others are rejected with an error that depends only on the structure)."""
     dp.assert_features("contrib", "honest-but-curious")
     if not isinstance(structure, Graph):
-        raise TypeError(f"structure must be an opendp_graph.Graph, got {type(structure).__name__}")
+        raise TypeError(_not_a_graph(structure))
     c = positive_integer("max_labels_per_edge", max_labels_per_edge)
     vocab = _check_vocabulary(vocabulary)
     keys = structure.edge_keys.copy()
     n = structure.num_nodes
     deg = structure.degrees
     nbmax = int((deg[structure.src] + deg[structure.dst] - 2).max(initial=0))
-    sensitivity = 5 * c * nbmax
+    sensitivity = 3 * min(c, len(vocab)) * nbmax
 
     def function(g: Graph) -> list[float]:
         if not isinstance(g, Graph) or not g.is_labeled:
@@ -133,7 +140,9 @@ def fit_binomial_dp(
         measurement, the noisy statistics, the scale and the tail bound.
     """
     dp.assert_features("contrib", "honest-but-curious")
-    if not isinstance(graph, Graph) or not graph.is_labeled:
+    if not isinstance(graph, Graph):
+        raise TypeError(_not_a_graph(graph))
+    if not graph.is_labeled:
         raise TypeError("graph must be a labeled opendp_graph.Graph")
     if isinstance(epsilon, bool) or not isinstance(epsilon, Real) or not math.isfinite(epsilon) or epsilon <= 0:
         raise ValueError(f"epsilon must be a positive finite number, got {epsilon!r}")

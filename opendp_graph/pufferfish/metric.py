@@ -47,6 +47,17 @@ public under this metric, so the check reveals nothing protected. (The Polars un
 :func:`~opendp_graph.polars.pufferfish_unit` works on an edge-label table, which does not hold
 the structure; there the caller must ensure coverage.)
 
+**Vocabulary.** A model may describe only some properties (``model.vocabulary``, a tuple; the
+Conditional model's are those it was fitted on) — then :attr:`PufferfishDistance.vocabulary` is
+that tuple and the label queries read no other property: ``label_counts(c, V)`` with a property
+of ``V`` outside it is refused at construction (the names are public arguments), and
+``label_count_map(c)`` (no vocabulary) counts the model's properties only, first ``c`` of an
+edge's in lexicographic order — still a rule that reads only that edge, so every stability
+argument below is unchanged. Secrets about another property ``x`` then cost ``ε = 0``: by the
+model's locality assumption a flip of ``x`` leaves the law of every other property unchanged,
+and the query reads no ``x``. Models that pool over all properties (Binomial, Global,
+Edge-level, Markov quilt) have ``vocabulary = None``: no restriction.
+
 **Data dependence.** If the model was fitted on the private graph, all of the above holds for
 the attacker class of that fitted model only, and the model itself is an unprotected function
 of the data (``model.data_dependent``; :meth:`~.models.CorrelationModel.summary`).
@@ -85,6 +96,19 @@ class PufferfishDistance:
     flip_bound: int
     W: int
     model: CorrelationModel = field(compare=False)
+    vocabulary: tuple[str, ...] | None = field(default=None, compare=False)
+    """The properties the label queries may read (``model.vocabulary``), or ``None``: any. Part of
+    the identifier through the model's fingerprint."""
+
+    @property
+    def lo(self) -> int:
+        """Smallest quantile difference of one coupled flip, ``min(d_min, 1)``."""
+        return min(self.d_min, 1)
+
+    @property
+    def hi(self) -> int:
+        """Largest quantile difference of one coupled flip, ``max(d_max, 1)``."""
+        return max(self.d_max, 1)
 
     def __repr__(self) -> str:
         return (
@@ -220,51 +244,138 @@ def pufferfish_distance(model: CorrelationModel) -> dp.Metric:
     >>> model.W, model.flip_bound
     (13, 13)
     >>> space = dpg.graph_domain(labeled=True), dpg.pufferfish_distance(model)
-    >>> t = space >> dpg.then_label_counts(2, ["gas", "power"])
-    >>> t.map(1)   # 2 · flip bound: each flipped edge moves at most two counts by one
+    >>> (space >> dpg.then_label_counts(1, ["gas", "power", "price"])).map(1)  # c binds: 2·max(hi, 1 − lo)
     26
+    >>> (space >> dpg.then_label_counts(3, ["gas", "power", "price"])).map(1)  # c >= |V|: only a's count moves
+    13
     """
     dp.assert_features("contrib", "honest-but-curious")
     if not isinstance(model, CorrelationModel):
         raise TypeError(f"model must be a correlation model from opendp_graph.pufferfish, got {type(model).__name__}")
     report = model.wasserstein()
     descriptor = PufferfishDistance(
-        model_repr=repr(model), d_min=report.d_min, d_max=report.d_max, flip_bound=report.flip_bound, W=report.W, model=model
+        model_repr=repr(model),
+        d_min=report.d_min,
+        d_max=report.d_max,
+        flip_bound=report.flip_bound,
+        W=report.W,
+        model=model,
+        vocabulary=model.vocabulary,
     )
     return dp.user_distance(repr(descriptor), descriptor=descriptor)
 
 
 # ----------------------------------------------------------------------------- stability
+_ONE_FLIP = """
+    **One coupled flip** (``d_in = 1``; larger ``d_in`` by the triangle inequality, every bound
+    below being linear in ``d_in``). ``G`` and ``G'`` differ only in property ``a`` on the
+    closed neighbourhood of a centre edge ``i``, with ``d ∈ [lo, hi]``, ``lo = min(d_min, 1)``,
+    ``hi = max(d_max, 1)`` (module docstring; or the reverse, which gives the same distances):
+
+    * ``d ≥ 1``: ``i`` and ``d − 1`` other edges gain ``a``, ``d`` edges in all;
+    * ``d ≤ 0``: ``i`` gains ``a`` and ``k = 1 − d ≥ 1`` other edges lose it.
+
+    Each edge contributes the first ``c`` of its counted properties (those of the query's
+    vocabulary, or the model's), a rule that reads only that edge, so only the flipped edges
+    change their contribution, and a flipped edge changes it by ``±a`` and at most one
+    *displaced* property (the one the contribution bound pushes out, or lets back in), or not
+    at all (``a`` ranked after ``c`` others). Let ``x ∈ {0, 1}`` say whether ``i`` contributes
+    ``a`` in ``G'`` (where it carries it) and ``y`` how many of the other flipped edges
+    contribute ``a`` on the side where they carry it (``G'`` if they gain it, ``G`` if they lose
+    it); only those ``x + y`` edges change their contribution.
+
+    * ``d ≥ 1``: ``a``'s count moves by ``x + y ≤ d``, and at most ``x + y`` displaced
+      properties move by one each: L1 ``≤ 2d``.
+    * ``d ≤ 0``: ``a``'s count moves by ``|x − y|`` and at most ``x + y`` displaced properties
+      move: L1 ``≤ |x − y| + x + y = 2·max(x, y) ≤ 2k = 2(1 − d)``.
+
+    So L1 ``≤ 2·max(hi, 1 − lo)``. **When the cap cannot bind** — ``c`` is at least the number
+    of properties the query can count (``len(vocabulary)``, or of the model's vocabulary), or
+    the domain promises at most ``c`` labels per edge (``graph_domain(max_labels_per_edge=m)``,
+    ``m ≤ c``) — nothing is ever displaced and every edge carrying a counted ``a`` contributes it
+    (``x = 1``, ``y = k``): only ``a``'s count moves, by ``d`` (``d ≥ 1``) or ``k − 1 = −d``
+    (``d ≤ 0``): L1 ``≤ max(hi, −lo) = max(W, 1)``. If ``a`` is not counted nothing moves.
+    (With the domain promise, the guarantee is for attackers whose prior respects it, as every
+    domain restriction: a graph breaking it is refused before it is read.)
+"""
+
+
+def _cap_binds(metric: PufferfishDistance, c) -> tuple[bool, int]:
+    """``(can_displace, c_eff)`` for the contribution bound ``c`` of a label query (a
+    :class:`~opendp_graph.transformations.labels.LabelContribution`, or a plain ``int``: then
+    nothing is known and the cap may bind)."""
+    effective = int(getattr(c, "effective", c))
+    return bool(getattr(c, "can_displace", True)), effective
+
+
 @stability_rule("label_counts", PufferfishDistance)
 def _pufferfish_counts(domain, metric: PufferfishDistance, c):
-    """``d_out = 2·F·d_in`` (L1), ``F`` = the model's flip bound.
-
-    Proof (``d_in = 1``; larger ``d_in`` by the triangle inequality). The coupled labellings
-    differ only in property ``a``, on at most ``F`` edges (:func:`.models.flip_bound`). Each
-    edge contributes its first ``c`` vocabulary properties, a rule that reads only that edge:
-    when the edge gains (loses) ``a``, its contributed set gains (loses) at most ``a`` and loses
-    (regains) at most one other property — ``c`` plays no further role. So each flipped edge
-    moves the count vector by at most 2 in L1: ``2F``. Tight: ``F`` flipped edges each holding
-    ``c`` properties ranked after ``a``. (The paper's ``c·W``, §5.1.1, is at least this whenever
-    ``c ≥ 2`` and ``d_min ≥ 1``; without the contribution bound only ``a`` moves, by ``≤ W``.)
+    """L1 ``2·max(hi, 1 − lo)·d_in`` when the contribution bound ``c`` can bind, else
+    ``max(hi, −lo)·d_in = max(W, 1)·d_in`` (``0`` if no edge can contribute anything).
     """
-    bound = 2 * metric.flip_bound
+    displaces, effective = _cap_binds(metric, c)
+    if effective == 0:
+        bound = 0
+    elif displaces:
+        bound = 2 * max(metric.hi, 1 - metric.lo)
+    else:
+        bound = max(metric.hi, -metric.lo)
     return lambda d_in: bound * integer_d_in(d_in)
+
+
+_pufferfish_counts.__doc__ += _ONE_FLIP + """
+    **Tight** (the brute-force tests enumerate every flip of every labelling of small
+    structures). With the cap binding: ``hi`` edges each holding ``c`` properties, ``a`` not
+    last, gain ``a`` (``2·hi``; needs a closed neighbourhood of ``hi`` edges and ``c + 1``
+    properties), or, for ``d = lo ≤ 0``, a centre whose ``c`` properties all rank before ``a``
+    gains it while ``1 − lo`` edges holding ``a`` and a property ranked after it lose it
+    (``2(1 − lo)``; needs ``2 − lo`` edges in a closed neighbourhood and ``c + 2`` properties).
+    Without it: ``hi`` edges gain ``a``, or a centre gains it while ``1 − lo`` edges lose it.
+
+    **The paper's** ``c·W`` (§5.1.1). When the cap binds it is below ``2·max(hi, 1 − lo)`` —
+    so it under-noises, and the brute force realises the difference — for ``c = 1`` always; for
+    ``c = 2`` when ``d_min ≤ 0`` and ``d_max < 1 − d_min``; for ``c = 3`` when ``W = 1`` and
+    ``d_min = −1``; and for every ``c`` when ``W = 0`` (then also when the cap cannot bind).
+    Otherwise it is sound (``max(hi, 1 − lo) ≤ W + 1``) but looser.
+"""
 
 
 @stability_rule("label_count_map", PufferfishDistance)
 def _pufferfish_map(domain, metric: PufferfishDistance, c):
-    """``(ℓ0, ℓ1, ℓ∞) = ((1 + F)·d, 2F·d, F·d)``.
+    """``(ℓ0, ℓ1, ℓ∞)`` per unit of ``d_in``, with ``M = max(hi, 1 − lo)``:
 
-    Proof (``d_in = 1``): as for ``label_counts``, ``≤ F`` edges flip, each changing its
-    contribution by ``a`` and at most one displaced property. Changed keys: ``a`` and at most
-    one displaced property per flipped edge, ``1 + F``; L1 ``2F``; one count moves by at most the
-    number of flipped edges, ``F``. Subadditive in ``d_in``.
+    * the cap can bind: ``(1 + hi, 2M, M)`` if ``lo ≥ 0``, else ``(max(1 + hi, 3 − lo), 2M, M)``
+      (ℓ0 at most the number of counted properties, if known);
+    * it cannot: ``(1, max(hi, −lo), max(hi, −lo))``; all ``0`` if no edge can contribute.
     """
-    f = metric.flip_bound
+    displaces, effective = _cap_binds(metric, c)
+    lo, hi = metric.lo, metric.hi
+    counted = getattr(c, "counted", None)
+    if effective == 0:
+        per = (0, 0, 0)
+    elif displaces:
+        m = max(hi, 1 - lo)
+        l0 = 1 + hi if lo >= 0 else max(1 + hi, 3 - lo)
+        per = (l0 if counted is None else min(l0, counted), 2 * m, m)
+    else:
+        m = max(hi, -lo)
+        per = (1, m, m)
 
     def stability(d_in):
         d = integer_d_in(d_in)
-        return ((1 + f) * d, 2 * f * d, f * d)
+        return tuple(x * d for x in per)
 
     return stability
+
+
+_pufferfish_map.__doc__ += _ONE_FLIP + """
+    **The map** (same notation). ℓ1 as for ``label_counts``. ℓ∞: ``a`` moves by ``x + y ≤ hi``
+    (``d ≥ 1``) or ``|x − y| ≤ k`` (``d ≤ 0``); a displaced property ``p`` moves by at most the
+    number of flipped edges displacing it, ``≤ y ≤ hi`` (``d ≥ 1``), or by ``−1`` at the centre
+    and ``+1`` per other edge letting it back in, ``|·| ≤ max(1, k) = k`` (``d ≤ 0``): ``M``. ℓ0:
+    ``a`` and at most ``x + y`` displaced properties: ``1 + hi`` (``d ≥ 1``); for ``d ≤ 0``,
+    ``x + y + [x ≠ y] ≤ max(2, k + 2)`` (when ``x = y = 1``, ``a`` does not move), i.e. ``2`` for
+    ``lo = 0`` (``≤ 1 + hi``) and ``3 − lo`` for ``lo ≤ −1``. Without displacement only ``a``
+    moves: ``(1, max(hi, −lo), max(hi, −lo))``. The keys are counted properties, so ℓ0 is also at
+    most their number when the vocabulary is known.
+"""

@@ -24,17 +24,47 @@ common random order gives a coupling of the *whole labellings* in which the two 
 only in property ``a`` on ``N[i]``: the central edge flips, and ``|d − 1|`` neighbours flip, all
 in the same direction, where ``d = f¹ − f⁰`` ranges over the quantile differences
 ``[d_min, d_max]`` of the model (:func:`.wasserstein.quantile_gap_range`), or — after clipping
-a pooled law to an edge's feasible range — between 1 and such a difference. Song, Wang & Chaudhuri's ``W = sup W∞ = max(d_max, −d_min)`` (Theorem 3.2) and
-the *flip bound* ``F = 1 + max(|d_max − 1|, |d_min − 1|)`` (the most edges that change) are what
-the Pufferfish metric (:mod:`.metric`) turns into stability maps.
+a pooled law to an edge's feasible range — between 1 and such a difference. Song, Wang &
+Chaudhuri's ``W = sup W∞ = max(d_max, −d_min)`` (Theorem 3.2) is the model's headline number;
+the Pufferfish metric (:mod:`.metric`) turns the range ``[min(d_min, 1), max(d_max, 1)]`` of
+``d`` into stability maps. The *flip bound* ``F = 1 + max(|d_max − 1|, |d_min − 1|)`` is the most
+edges one coupled flip changes (what a row-level unit counts, :mod:`opendp_graph.polars`).
 
-**Coverage.** ``W`` is computed over the secrets of the graph the model was fitted on (for the
-Binomial model, its neighbourhood sizes; for the Conditional model, its size buckets). The
-structure is public, so check :meth:`CorrelationModel.covers` before releasing on another graph.
+**Coverage.** ``W`` is computed over the secrets of the graph the model was fitted on, so every
+model says which (public) structures it describes, :meth:`CorrelationModel.covers`, and every
+query under :func:`~.metric.pufferfish_distance` refuses a structure its model does not cover,
+before it reads a label:
+
+* :class:`BinomialModel`: every edge's number of adjacent edges is one it has a law for
+  (``neighbour_counts``);
+* :class:`GlobalModel`: every closed neighbourhood is at most the fitting graph's largest
+  (``max_size``) — the pooled law was measured there, and a larger neighbourhood has feasible
+  values of ``f`` outside its support;
+* :class:`ConditionalModel`: every edge falls in a size bucket it was fitted on, no larger than
+  that bucket's largest neighbourhood;
+* :class:`MarkovQuiltModel`: every closed neighbourhood has at most ``N`` edges;
+* :class:`EdgeLevelModel`: every structure (its attacker believes the edges independent, so
+  ``d ≡ 1`` whatever the neighbourhood).
+
+**Vocabulary.** The Binomial, Global, Edge-level and Markov-quilt models pool over all properties:
+their law applies to *any* property, by definition, including properties the fitting graph
+never carried. The Conditional model's attacker knows each property's frequency bucket *from the
+fit*, so it describes only the properties it was fitted on: it records them
+(:attr:`ConditionalModel.vocabulary`, part of its fingerprint), and the Pufferfish metric under
+it lets the label queries read those properties only (:mod:`.metric`). A property it never saw
+has no bucket, hence no law and no ``W``: before this rule, such a property was released at the
+fitted ``W`` while an attacker with the trivial bound of its neighbourhood could gain ``N·ε``.
+
+**Immutability.** A model is immutable once constructed (its arrays are read-only and its
+attributes cannot be reassigned or deleted): ``W`` is computed once and cached, and every metric
+built from the model carries it, so a mutated model would silently disagree with its metrics.
+Models pickle and deep-copy (process pools, caches); a progress callback is not pickled, nor an
+OpenDP measurement in ``fit_details`` (it holds foreign pointers; it becomes ``None``).
 
 **Data dependence.** A model fitted on the private graph makes the noise scale a function of
 the private data: the release is then ε-Pufferfish *for the attacker class that this very model
-defines*, and the value of ``W`` itself is an unprotected function of the data. Every model says
+defines*, and the value of ``W`` itself is an unprotected function of the data (so is a
+Conditional model's vocabulary: which properties occur). Every model says
 where it came from (``fitted_on``, ``data_dependent``). Use a model fitted on a public or
 auxiliary graph (``source="public"``), a baseline that reads only the public structure
 (:class:`EdgeLevelModel`, :class:`MarkovQuiltModel`), or :meth:`BinomialModel.fit_dp`, which
@@ -43,14 +73,19 @@ spends its own privacy budget and returns a conservative upper bound on the W of
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import math
+import types
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 from scipy import stats
 
+from .._checks import positive_integer, property_names
 from .._progress import check_progress, resolve_progress
 from ..graph import Graph
 from ._stats import NeighbourhoodStats, neighbourhood_stats
@@ -86,18 +121,102 @@ def _check_source(source: str) -> tuple[str, bool]:
     return "a public or auxiliary graph supplied by the caller", False
 
 
-def _check_graph(graph: Any) -> Graph:
+def _not_a_graph(value: Any) -> str:
+    try:  # the shared message (it suggests Graph.from_networkx / from_polars)
+        from .._checks import not_a_graph
+    except ImportError:  # pragma: no cover - older tree
+        return f"expected an opendp_graph.Graph, got {type(value).__name__}"
+    return not_a_graph(value)
+
+
+def _check_structure(graph: Any) -> Graph:
     if not isinstance(graph, Graph):
-        raise TypeError(f"expected an opendp_graph.Graph, got {type(graph).__name__}")
+        raise TypeError(_not_a_graph(graph))
+    return graph
+
+
+def _check_graph(graph: Any) -> Graph:
+    _check_structure(graph)
     if not graph.is_labeled:
         raise ValueError("the correlation models need a labeled graph (edge properties)")
     return graph
 
 
 def _check_base(base: Any) -> float:
-    if isinstance(base, bool) or not isinstance(base, (int, float)) or not math.isfinite(base) or base <= 1:
+    if isinstance(base, (bool, np.bool_)) or not isinstance(base, Real) or not math.isfinite(base) or base <= 1:
         raise ValueError(f"base must be a finite number > 1, got {base!r}")
     return float(base)
+
+
+def _check_text(value: Any, name: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string, got {type(value).__name__}")
+    return value
+
+
+def _check_flag(value: Any, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def _count_array(value: Any, name: str, ndim: int) -> np.ndarray:
+    """A read-only ``int64`` copy of an array of non-negative whole numbers with ``ndim`` axes.
+
+    Integer arrays are taken as they are; float arrays only if every entry is a finite whole
+    number (``2.0``, not ``2.5`` or NaN: a silent ``astype`` would truncate). Anything else —
+    bools, strings, objects, negative entries — is refused with the reason.
+    """
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError) as exc:  # ragged nesting, ...
+        raise ValueError(f"{name} must be an array of counts: {exc}") from None
+    if arr.dtype == bool or arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must hold integer counts, got dtype {arr.dtype}")
+    if arr.ndim != ndim:
+        raise ValueError(f"{name} must have {ndim} axis(es), got shape {arr.shape}")
+    if arr.dtype.kind == "f":
+        if not np.isfinite(arr).all():
+            raise ValueError(f"{name} holds NaN or infinite entries")
+        if (arr != np.floor(arr)).any():
+            raise ValueError(f"{name} must hold whole numbers, got fractional entries")
+        if arr.size and np.abs(arr).max() >= 2.0**62:
+            raise ValueError(f"{name} holds entries too large for int64 counts")
+    elif arr.dtype.kind == "u" and arr.size and arr.max() >= 2**63:
+        raise ValueError(f"{name} holds entries too large for int64 counts")
+    if arr.size and arr.min() < 0:
+        raise ValueError(f"{name} must hold non-negative counts, got a negative entry")
+    out = np.array(arr, dtype=np.int64)  # a copy: the caller's array stays theirs
+    out.setflags(write=False)
+    return out
+
+
+def _check_vocabulary(vocabulary: Any) -> tuple[str, ...]:
+    return tuple(sorted(property_names(vocabulary)))
+
+
+def _readonly_state(state: dict[str, Any]) -> None:
+    for value in state.values():
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+
+
+def _is_opendp_object(value: Any) -> bool:
+    try:
+        from opendp.mod import Measurement, Transformation
+    except ImportError:  # pragma: no cover
+        return False
+    return isinstance(value, (Measurement, Transformation))
+
+
+class _FrozenAfterInit(type):
+    """Metaclass of the models: an instance is frozen once its class's ``__init__`` returns."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        obj = super().__call__(*args, **kwargs)
+        _readonly_state(obj.__dict__)
+        obj.__dict__["_frozen"] = True
+        return obj
 
 
 @dataclass(frozen=True)
@@ -118,16 +237,73 @@ class WassersteinReport:
     cdfs: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(repr=False)
 
 
-class CorrelationModel:
+class CorrelationModel(metaclass=_FrozenAfterInit):
     """Base class: a model ``M`` defines the attacker class ``Θ_M`` (module docstring).
 
     Subclasses set ``name``, ``fitted_on``, ``data_dependent`` and implement ``_report()``.
+    Instances are immutable once constructed (module docstring, *Immutability*): assigning or
+    deleting an attribute raises ``AttributeError``, and their arrays are read-only.
     """
 
     name = "model"
     attacker = ""
     fitted_on: str
     data_dependent: bool
+    vocabulary: tuple[str, ...] | None = None
+    """The properties the model describes, or ``None``: every property (module docstring,
+    *Vocabulary*). Under :func:`~.metric.pufferfish_distance` the label queries read only these."""
+
+    # ------------------------------------------------------------------ immutability
+    def __setattr__(self, name: str, value: Any) -> None:
+        if self.__dict__.get("_frozen", False):
+            raise AttributeError(
+                f"{type(self).__name__} is immutable: its W is cached and carried by every metric built from it; "
+                "construct a new model instead"
+            )
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if self.__dict__.get("_frozen", False):
+            raise AttributeError(f"{type(self).__name__} is immutable")
+        object.__delattr__(self, name)
+
+    def _state(self, *, portable: bool) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        details = state.get("fit_details")
+        if isinstance(details, Mapping):
+            details = dict(details)
+            if portable:  # OpenDP objects hold foreign pointers and cannot be pickled
+                details = {k: (None if _is_opendp_object(v) else v) for k, v in details.items()}
+            state["fit_details"] = details
+        if portable and callable(state.get("_progress")):
+            # A progress callback is a property of this session, not of the model: pickles (process
+            # pools, caches) get the default reporting instead of failing on an unpicklable callable.
+            state["_progress"] = None
+        return state
+
+    def __getstate__(self) -> dict[str, Any]:
+        return self._state(portable=True)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        if isinstance(state.get("fit_details"), Mapping):
+            state["fit_details"] = types.MappingProxyType(dict(state["fit_details"]))
+        _readonly_state(state)
+        self.__dict__.update(state)
+
+    def __deepcopy__(self, memo: dict) -> "CorrelationModel":
+        new = object.__new__(type(self))
+        memo[id(self)] = new
+        state = self._state(portable=False)
+        copied = {}
+        for key, value in state.items():
+            if key == "fit_details":  # OpenDP objects are immutable: shared, not copied
+                value = {k: (v if _is_opendp_object(v) else copy.deepcopy(v, memo)) for k, v in value.items()}
+            elif key != "_progress":
+                value = copy.deepcopy(value, memo)
+            copied[key] = value
+        new.__setstate__(copied)
+        return new
 
     def wasserstein(self) -> WassersteinReport:
         """``W`` and its diagnostics (per-bucket table, CDFs). Computed once, then cached."""
@@ -154,11 +330,12 @@ class CorrelationModel:
     def _content(self) -> list[Any]:  # pragma: no cover - subclasses override
         raise NotImplementedError
 
-    def covers(self, graph: Graph) -> bool:
+    def covers(self, graph: Graph) -> bool:  # pragma: no cover - every model overrides it
         """Whether the model describes every secret of ``graph``'s (public) structure, i.e.
         whether ``W`` and the quantile gaps were computed over all of its neighbourhoods. A
-        release on a graph the model does not cover is outside ``Θ_M``."""
-        return True
+        release on a graph the model does not cover is outside ``Θ_M``, and the queries under
+        :func:`~.metric.pufferfish_distance` refuse it (module docstring, *Coverage*)."""
+        raise NotImplementedError
 
     @staticmethod
     def _closed_sizes(graph: Graph) -> np.ndarray:
@@ -189,6 +366,15 @@ class CorrelationModel:
                 "  NOTE: the model was fitted on the private data without protection, "
                 "so the noise scale is a function of the private data; the release is ε-Pufferfish only for the "
                 "attacker class this fitted model defines, and W itself is disclosed unprotected."
+            )
+        fit_epsilon = getattr(self, "fit_details", {}).get("epsilon") if self.provenance == "dp" else None
+        if fit_epsilon is not None:
+            # the fit is ε_fit-DP for one edge's labels; one secret of this model rewrites up to F
+            # edges' labels, so against these attackers the fit costs F·ε_fit (group privacy)
+            lines.append(
+                f"  NOTE: the fit itself is {fit_epsilon:g}-DP for changing one edge's labels; a secret of this model "
+                f"changes up to {r.flip_bound} edges, so against its attackers the fit costs up to "
+                f"{r.flip_bound} × {fit_epsilon:g} = {r.flip_bound * fit_epsilon:g}, to be added to every release's ε."
             )
         return "\n".join(lines)
 
@@ -249,31 +435,49 @@ class BinomialModel(CorrelationModel):
     ) -> None:
         check_progress(progress)
         self._progress = progress  # how computing W reports (it can take seconds at millions of edges)
-        self.provenance = provenance
+        self.provenance = _check_text(provenance, "provenance")
         self.p0_range = self._interval(p0, "p0")
         self.p1_range = self._interval(p1, "p1")
-        nbs = np.unique(np.asarray(neighbour_counts, dtype=np.int64))
-        if nbs.size == 0 or nbs.min() < 0:
+        if isinstance(neighbour_counts, (str, bytes)) or np.isscalar(neighbour_counts):
+            raise TypeError("neighbour_counts must be a collection of non-negative integers (e.g. range(20))")
+        if isinstance(neighbour_counts, range):
+            neighbour_counts = list(neighbour_counts)
+        nbs = np.unique(_count_array(neighbour_counts, "neighbour_counts", 1))
+        if nbs.size == 0:
             raise ValueError("neighbour_counts must be a non-empty collection of non-negative integers")
+        nbs.setflags(write=False)
         self.neighbour_counts = nbs
-        self.fitted_on = fitted_on
-        self.data_dependent = bool(data_dependent)
-        self.fit_details = dict(fit_details or {})
-
-    def __getstate__(self) -> dict[str, Any]:
-        # A progress callback is a property of this session, not of the model: pickles (process
-        # pools, caches) get the default reporting instead of failing on an unpicklable callable.
-        state = dict(self.__dict__)
-        if callable(state.get("_progress")):
-            state["_progress"] = None
-        return state
+        self.fitted_on = _check_text(fitted_on, "fitted_on")
+        self.data_dependent = _check_flag(data_dependent, "data_dependent")
+        if fit_details is not None and not isinstance(fit_details, Mapping):
+            raise TypeError(f"fit_details must be a mapping or None, got {type(fit_details).__name__}")
+        self.fit_details = types.MappingProxyType(dict(fit_details or {}))
 
     @staticmethod
     def _interval(p: Any, name: str) -> tuple[float, float]:
-        lo, hi = (p, p) if np.isscalar(p) else tuple(p)
-        lo, hi = float(lo), float(hi)
-        if not (0.0 <= lo <= hi <= 1.0):
-            raise ValueError(f"{name} must be a probability (or an interval lo <= hi in [0, 1]), got {p!r}")
+        """A probability, or an interval ``(lo, hi)`` of them, as two floats; refuses NaN,
+        bools, strings and anything outside ``[0, 1]`` or with ``lo > hi``."""
+        problem = f"{name} must be a probability (or an interval lo <= hi in [0, 1]), got {p!r}"
+
+        def number(x: Any) -> float:
+            if isinstance(x, (bool, np.bool_)) or not isinstance(x, Real):
+                raise TypeError(problem)
+            return float(x)
+
+        if isinstance(p, (str, bytes)):
+            raise TypeError(problem)
+        if np.isscalar(p) or isinstance(p, Real):
+            lo = hi = number(p)
+        else:
+            try:
+                pair = tuple(p)
+            except TypeError:
+                raise TypeError(problem) from None
+            if len(pair) != 2:
+                raise ValueError(problem)
+            lo, hi = number(pair[0]), number(pair[1])
+        if not (0.0 <= lo <= hi <= 1.0):  # false for NaN
+            raise ValueError(problem)
         return lo, hi
 
     @property
@@ -332,8 +536,9 @@ class BinomialModel(CorrelationModel):
         return fit_binomial_dp(graph, epsilon, vocabulary=vocabulary, max_labels_per_edge=max_labels_per_edge, beta=beta)
 
     def covers(self, graph: Graph) -> bool:
-        """True iff every edge's number of adjacent edges is in ``neighbour_counts``."""
-        return bool(np.isin(self._closed_sizes(graph) - 1, self.neighbour_counts).all())
+        """True iff every edge's number of adjacent edges is in ``neighbour_counts``: the law of
+        ``f`` depends on that number, and ``W`` was computed for those sizes only."""
+        return bool(np.isin(self._closed_sizes(_check_structure(graph)) - 1, self.neighbour_counts).all())
 
     def _report(self) -> WassersteinReport:
         (p0lo, p0hi), (p1lo, p1hi) = self.p0_range, self.p1_range
@@ -379,17 +584,38 @@ class BinomialModel(CorrelationModel):
 
 # --------------------------------------------------------------------------- empirical models
 class _EmpiricalModel(CorrelationModel):
-    """Histograms of ``f`` given ``s⁰`` / ``s¹`` per (frequency bucket, size bucket)."""
+    """Histograms of ``f`` given ``s⁰`` / ``s¹`` per (frequency bucket, size bucket).
 
-    def __init__(self, hist0: np.ndarray, hist1: np.ndarray, max_size: np.ndarray, base: float, *, fitted_on: str, data_dependent: bool):
-        self.hist0 = np.asarray(hist0, dtype=np.int64)
-        self.hist1 = np.asarray(hist1, dtype=np.int64)
-        self.max_size = np.asarray(max_size, dtype=np.int64)
-        self.base = float(base)
-        self.fitted_on = fitted_on
-        self.data_dependent = bool(data_dependent)
-        for arr in (self.hist0, self.hist1, self.max_size):
-            arr.setflags(write=False)
+    The constructor checks what the guarantee rests on: counts are non-negative whole numbers
+    (floats only if integral; never NaN), and every count is feasible for its neighbourhood —
+    given ``s⁰`` at most ``N − 1`` of the other edges carry the property, given ``s¹`` between 1
+    and ``N`` edges do (``N`` = the bucket's largest neighbourhood).
+    """
+
+    _HIST_AXES = 1
+
+    def __init__(self, hist0: Any, hist1: Any, max_size: Any, base: float, *, fitted_on: str, data_dependent: bool):
+        self.hist0 = _count_array(hist0, "hist0", self._HIST_AXES)
+        self.hist1 = _count_array(hist1, "hist1", self._HIST_AXES)
+        self.max_size = self._check_max_size(max_size)
+        self.base = _check_base(base)
+        self.fitted_on = _check_text(fitted_on, "fitted_on")
+        self.data_dependent = _check_flag(data_dependent, "data_dependent")
+        sizes = self.max_size if self._HIST_AXES > 1 else self.max_size[:1]
+        for name, h, low, high in (("hist0", self.hist0, 0, sizes - 1), ("hist1", self.hist1, 1, sizes)):
+            h = h.reshape((-1,) + h.shape[-2:]) if h.ndim > 1 else h.reshape(1, 1, -1)
+            k = np.arange(h.shape[-1])
+            outside = (k[None, :] < low) | (k[None, :] > np.asarray(high).reshape(-1, 1))
+            if outside.shape[0] != h.shape[1]:
+                raise ValueError(f"max_size has {outside.shape[0]} size bucket(s) but {name} has {h.shape[1]}")
+            if h[:, outside].any():
+                side = "s⁰ (f ≤ N − 1)" if low == 0 else "s¹ (1 ≤ f ≤ N)"
+                raise ValueError(
+                    f"{name} counts secrets whose f is infeasible given {side} for its neighbourhood size N (max_size)"
+                )
+
+    def _check_max_size(self, max_size: Any) -> np.ndarray:  # pragma: no cover - subclasses override
+        raise NotImplementedError
 
     def _content(self) -> list[Any]:
         return [self.hist0, self.hist1, self.max_size, self.base, self.data_dependent]
@@ -408,6 +634,20 @@ class GlobalModel(_EmpiricalModel):
     """The Global model (paper 001 §4.3.2): the empirical law of ``f`` given ``s⁰`` and given
     ``s¹``, pooled over every (edge, property) pair of the fitting graph. ``W = W∞`` between the
     two pooled laws (clipping them to any edge's feasible range can only lower it).
+
+    ``GlobalModel(hist0, hist1, max_size, base, fitted_on=..., data_dependent=...)``: ``hist0[f]``
+    / ``hist1[f]`` count the secrets ``s⁰`` / ``s¹`` with statistic ``f``; ``max_size`` is the
+    largest closed neighbourhood of the fitting graph (a whole number, or a one-element array).
+
+    **Coverage** (:meth:`covers`): closed neighbourhoods of at most ``max_size`` edges. The
+    pooled law was measured over neighbourhoods of those sizes; on a smaller one it is clipped to
+    the feasible range (module docstring). An edge with a larger neighbourhood has feasible values
+    of ``f`` outside the law's support — nothing was observed there, not even the trivial bound of
+    that size — so the model does not describe its secrets, exactly as the Binomial model has no
+    law for a neighbourhood size it was not fitted on.
+
+    **Vocabulary**: none. The attacker applies the one pooled law to every property, including
+    properties the fitting graph never carried (that is the model's definition).
     """
 
     name = "Global"
@@ -435,6 +675,17 @@ class GlobalModel(_EmpiricalModel):
             fitted_on=fitted_on,
             data_dependent=dependent,
         )
+
+    def _check_max_size(self, max_size: Any) -> np.ndarray:
+        arr = _count_array(np.reshape(max_size, -1) if np.ndim(max_size) <= 1 else max_size, "max_size", 1)
+        if arr.size != 1:
+            raise ValueError(f"max_size of a GlobalModel is one number (the largest closed neighbourhood), got {arr.size}")
+        return arr
+
+    def covers(self, graph: Graph) -> bool:
+        """True iff no closed neighbourhood of ``graph`` has more than ``max_size`` edges (the
+        class docstring says why larger ones are not described)."""
+        return bool((self._closed_sizes(_check_structure(graph)) <= int(self.max_size[0])).all())
 
     def _report(self) -> WassersteinReport:
         gaps, observed = _bucket_gaps(self.hist0, self.hist1, int(self.max_size.max()))
@@ -464,8 +715,26 @@ class ConditionalModel(_EmpiricalModel):
     bucket; the frequency is the number of edges carrying the property in the fitting graph).
 
     Exact: every one of the ``E × P`` secrets is counted (the paper samples up to 100 edges per
-    bucket). ``W`` is the largest ``W∞`` over buckets that hold secrets; a bucket where one
-    side was never observed gets the trivial bound (the bucket's largest neighbourhood).
+    bucket). ``W`` is the largest ``W∞`` over the buckets that hold secrets; a bucket where one
+    side was never observed gets the trivial bound (the bucket's largest neighbourhood), or is
+    ignored with ``unobserved="ignore"`` (:meth:`fit`).
+
+    **Vocabulary.** The attacker knows each property's frequency bucket *from the fit*, so the
+    model describes exactly the properties it was fitted on, :attr:`vocabulary` (the fitting
+    graph's ``vocabulary``, sorted; part of the fingerprint). Each of them lies in a frequency
+    bucket that holds its secrets for every size bucket of the fitting graph, so ``W`` covers it
+    on every structure the model :meth:`covers`. A property outside the vocabulary has no bucket
+    and no law: the model says nothing about it, and under :func:`~.metric.pufferfish_distance`
+    the label queries do not read it (``label_counts`` refuses a vocabulary with such a property;
+    ``label_count_map(vocabulary=None)`` counts only the model's properties). By the model's
+    locality assumption the secrets of the other properties then cost nothing: flipping them
+    leaves the law of everything the query reads unchanged (ε = 0).
+
+    ``ConditionalModel(hist0, hist1, max_size, base, pairs=..., vocabulary=..., fitted_on=...,
+    data_dependent=...)``: ``hist0``/``hist1`` of shape ``(frequency buckets, size buckets, K + 1)``,
+    ``max_size`` the largest closed neighbourhood per size bucket, ``pairs`` the number of secrets
+    per (frequency, size) bucket — the outer product of properties per frequency bucket and
+    edges per size bucket, consistent with ``len(vocabulary)`` and with the histograms (checked).
     """
 
     name = "Conditional"
@@ -475,15 +744,65 @@ class ConditionalModel(_EmpiricalModel):
     )
 
     _UNOBSERVED = ("bound", "ignore")
+    _HIST_AXES = 3
 
-    def __init__(self, hist0, hist1, max_size, base, *, pairs: np.ndarray, fitted_on: str, data_dependent: bool, unobserved: str = "bound"):
+    def __init__(
+        self,
+        hist0: Any,
+        hist1: Any,
+        max_size: Any,
+        base: float,
+        *,
+        pairs: Any,
+        vocabulary: Any,
+        fitted_on: str,
+        data_dependent: bool,
+        unobserved: str = "bound",
+    ) -> None:
         super().__init__(hist0, hist1, max_size, base, fitted_on=fitted_on, data_dependent=data_dependent)
-        self.pairs = np.asarray(pairs, dtype=np.int64)
+        if self.hist0.shape != self.hist1.shape:
+            raise ValueError(f"hist0 and hist1 must have the same shape, got {self.hist0.shape} and {self.hist1.shape}")
+        self.pairs = _count_array(pairs, "pairs", 2)
+        if self.pairs.shape != self.hist0.shape[:2]:
+            raise ValueError(f"pairs must have shape {self.hist0.shape[:2]} (frequency buckets, size buckets), got {self.pairs.shape}")
+        if not np.array_equal(self.pairs, self.hist0.sum(axis=2) + self.hist1.sum(axis=2)):
+            raise ValueError("pairs must count the secrets of each bucket: hist0 and hist1 summed over f")
+        self.vocabulary = _check_vocabulary(vocabulary)
+        self._check_pairs_against_vocabulary()
+        from ._stats import log_bucket
+
+        filled = np.flatnonzero(self.max_size)
+        if (log_bucket(self.max_size[filled], self.base) != filled).any():
+            raise ValueError("max_size[b] must be 0 or a neighbourhood size in log bucket b (floor(log_base(size)) == b)")
         self.unobserved = self._check_unobserved(unobserved)
+
+    def _check_max_size(self, max_size: Any) -> np.ndarray:
+        return _count_array(max_size, "max_size", 1)
+
+    def _check_pairs_against_vocabulary(self) -> None:
+        """``pairs[fb, sb]`` = (properties in ``fb``) × (edges in ``sb``), with ``len(vocabulary)``
+        properties in all: otherwise some property of the vocabulary would have no bucket."""
+        P = len(self.vocabulary)
+        problem = f"pairs is not (properties per frequency bucket) × (edges per size bucket) for {P} properties"
+        if P == 0 or not self.pairs.any():
+            if self.pairs.any():
+                raise ValueError(problem)
+            return
+        per_size = self.pairs.sum(axis=0)
+        if (per_size % P).any():
+            raise ValueError(problem)
+        edges = per_size // P
+        per_freq = self.pairs.sum(axis=1)
+        E = int(edges.sum())
+        if (per_freq % E).any():
+            raise ValueError(problem)
+        props = per_freq // E
+        if int(props.sum()) != P or not np.array_equal(np.outer(props, edges), self.pairs):
+            raise ValueError(problem)
 
     @classmethod
     def _check_unobserved(cls, unobserved: str) -> str:
-        if unobserved not in cls._UNOBSERVED:
+        if not isinstance(unobserved, str) or unobserved not in cls._UNOBSERVED:
             raise ValueError(f"unobserved must be one of {cls._UNOBSERVED}, got {unobserved!r}")
         return unobserved
 
@@ -491,7 +810,8 @@ class ConditionalModel(_EmpiricalModel):
     def fit(
         cls, graph: Graph, *, base: float = 10.0, source: str = "private", unobserved: str = "bound", progress: Any = None
     ) -> "ConditionalModel":
-        """Exact per-bucket histograms (see :mod:`._stats`); ``base`` of the log buckets.
+        """Exact per-bucket histograms (see :mod:`._stats`); ``base`` of the log buckets. The
+        model's :attr:`vocabulary` is ``graph.vocabulary``.
 
         ``unobserved`` says what a bucket whose ``s⁰`` or ``s¹`` side was never observed gets:
         ``"bound"`` (default) the trivial bound (the bucket's largest neighbourhood), or
@@ -505,31 +825,35 @@ class ConditionalModel(_EmpiricalModel):
         fitted_on, dependent = _check_source(source)
         cls._check_unobserved(unobserved)  # before the expensive pass
         st = neighbourhood_stats(g, base=base, progress=progress)
-        return cls._from_stats(st, fitted_on, dependent, unobserved)
+        return cls._from_stats(st, fitted_on, dependent, g.vocabulary, unobserved)
 
     @classmethod
-    def _from_stats(cls, st: NeighbourhoodStats, fitted_on: str, dependent: bool, unobserved: str = "bound") -> "ConditionalModel":
+    def _from_stats(
+        cls, st: NeighbourhoodStats, fitted_on: str, dependent: bool, vocabulary: tuple[str, ...], unobserved: str = "bound"
+    ) -> "ConditionalModel":
         return cls(
             st.hist0,
             st.hist1,
             st.max_size_by_bucket,
             st.base,
             pairs=st.pairs_by_bucket,
+            vocabulary=vocabulary,
             fitted_on=fitted_on,
             data_dependent=dependent,
             unobserved=unobserved,
         )
 
     def _content(self) -> list[Any]:
-        return super()._content() + [self.pairs, self.unobserved]
+        return super()._content() + [self.pairs, self.unobserved, self.vocabulary]
 
     def covers(self, graph: Graph) -> bool:
         """True iff every edge falls in a size bucket the model was fitted on, no larger than
-        that bucket's largest neighbourhood (the frequency bucket is read from the model's prior;
-        properties of other frequencies fall in buckets with the trivial bound)."""
+        that bucket's largest neighbourhood. This is about the structure only; the properties are
+        a separate matter — the model describes those of :attr:`vocabulary`, and the metric lets
+        the queries read no other (class docstring)."""
         from ._stats import log_bucket
 
-        sizes = self._closed_sizes(graph)
+        sizes = self._closed_sizes(_check_structure(graph))
         if sizes.size == 0:
             return True
         buckets = log_bucket(sizes, self.base)
@@ -579,19 +903,33 @@ class ConditionalModel(_EmpiricalModel):
         return WassersteinReport(W, d_min_all, d_max_all, flip_bound(d_min_all, d_max_all), rows, cdfs)
 
     def _repr_fields(self) -> str:
-        return f"base={self.base:g}, buckets={tuple(self.hist0.shape[:2])}, unobserved={self.unobserved!r}"
+        return (
+            f"base={self.base:g}, buckets={tuple(self.hist0.shape[:2])}, properties={len(self.vocabulary)}, "
+            f"unobserved={self.unobserved!r}"
+        )
 
 
 # --------------------------------------------------------------------------- baselines
 class EdgeLevelModel(CorrelationModel):
     """Baseline: independent edges (plain edge-level confidentiality). Flipping ``(i, a)``
-    changes only edge ``i``: ``d ≡ 1``, ``W = 1``, one edge flips."""
+    changes only edge ``i``: ``d ≡ 1``, ``W = 1``, one edge flips.
+
+    Covers every structure: its attacker believes the other edges' properties independent of the
+    secret whatever the neighbourhood, so ``f¹ − f⁰ = 1`` (the central edge) for every secret of
+    every graph; nothing was fitted that a structure could fall outside of. No vocabulary
+    restriction: the same holds for every property.
+    """
 
     name = "Edge-level"
     attacker = "believes edges' properties are independent (no correlation): ordinary edge-level privacy"
     fitted_on = "nothing (no parameters)"
     data_dependent = False
     provenance = "none"
+
+    def covers(self, graph: Graph) -> bool:
+        """Always true (class docstring)."""
+        _check_structure(graph)
+        return True
 
     def _report(self) -> WassersteinReport:
         return WassersteinReport(1, 1, 1, 1, [{"d_min": 1, "d_max": 1, "W_inf": 1}], {})
@@ -608,6 +946,9 @@ class MarkovQuiltModel(CorrelationModel):
     et al. Theorem 4.3), equivalently group privacy over the largest closed neighbourhood:
     any law of ``f`` on ``[0, N−1]`` vs ``[1, N]`` with ``N = 2·Dmax − 1``, so ``d ∈ [2 − N, N]``,
     ``W = N`` and up to ``N`` edges flip. Reads only the public structure.
+
+    Covers the structures whose closed neighbourhoods have at most ``N`` edges (larger ones
+    allow more flips than ``N``). No vocabulary restriction: any law, for any property.
     """
 
     name = "Markov quilt (trivial)"
@@ -616,20 +957,18 @@ class MarkovQuiltModel(CorrelationModel):
     provenance = "structure"
 
     def __init__(self, max_neighbourhood: int) -> None:
-        if isinstance(max_neighbourhood, bool) or not isinstance(max_neighbourhood, (int, np.integer)) or max_neighbourhood < 1:
-            raise ValueError(f"max_neighbourhood must be a positive integer, got {max_neighbourhood!r}")
-        self.max_neighbourhood = int(max_neighbourhood)
+        self.max_neighbourhood = positive_integer("max_neighbourhood", max_neighbourhood)
         self.fitted_on = "the public graph structure (largest neighbourhood 2·Dmax − 1)"
 
     @classmethod
     def for_graph(cls, graph: Graph) -> "MarkovQuiltModel":
         """``N = 2·Dmax − 1`` from the (public) structure of ``graph``."""
-        if not isinstance(graph, Graph):
-            raise TypeError(f"expected an opendp_graph.Graph, got {type(graph).__name__}")
+        _check_structure(graph)
         return cls(max(2 * graph.max_degree - 1, 1))
 
     def covers(self, graph: Graph) -> bool:
-        return bool((self._closed_sizes(graph) <= self.max_neighbourhood).all())
+        """True iff every closed neighbourhood has at most ``N`` edges."""
+        return bool((self._closed_sizes(_check_structure(graph)) <= self.max_neighbourhood).all())
 
     def _report(self) -> WassersteinReport:
         n = self.max_neighbourhood
@@ -657,5 +996,5 @@ def fit_all(graph: Graph, *, base: float = 10.0, source: str = "private", progre
     return {
         "Binomial": BinomialModel._from_stats(st, fitted_on, dependent, progress),
         "Global": GlobalModel._from_stats(st, fitted_on, dependent),
-        "Conditional": ConditionalModel._from_stats(st, fitted_on, dependent),
+        "Conditional": ConditionalModel._from_stats(st, fitted_on, dependent, g.vocabulary),
     }

@@ -4,6 +4,21 @@ Each edge contributes at most ``c = max_labels_per_edge`` of its properties, cho
 looking at other edges*: those of its properties that are in the public ``vocabulary``, first
 ``c`` in vocabulary order (so order the vocabulary by priority, e.g. by frequency in a public
 corpus). Without a vocabulary (the set-union map), the first ``c`` in lexicographic order.
+
+**When the cap cannot bind.** An edge contributes at most ``c_eff = min(c, |V|, m)``
+properties, where ``|V|`` is the number of properties the query can count (its vocabulary, or
+the vocabulary an input metric restricts it to) and ``m`` the domain's promise
+``graph_domain(max_labels_per_edge=m)``. If ``c ≥ |V|`` or ``c ≥ m``, no edge ever has more
+than ``c`` counted properties, so the bound never drops one. The stability rules receive ``c``
+as a :class:`LabelContribution` (an ``int`` equal to ``c``, so rules that know only ``c`` keep
+working) that also carries ``|V|``, ``m``, ``c_eff`` and whether the cap can bind.
+
+**Input metrics with a vocabulary.** A metric descriptor with a ``vocabulary`` attribute that is
+a tuple (the Pufferfish metric of a model that describes only the properties it was fitted on,
+:mod:`opendp_graph.pufferfish.metric`) restricts both queries to those properties:
+``make_label_counts`` refuses, at construction, a vocabulary with other properties, and
+``make_label_count_map`` without a vocabulary counts that vocabulary's properties only (first
+``c`` of an edge's in lexicographic order: still a rule that reads only the edge).
 """
 
 from __future__ import annotations
@@ -14,10 +29,10 @@ import numpy as np
 import opendp.prelude as dp
 import scipy.sparse as sp
 
-from .._checks import positive_integer
+from .._checks import positive_integer, property_names
 from ..domains import GraphDomain, graph_domain_descriptor
 from ..graph import Graph
-from ..metrics import EdgeDistance, EdgeLabelDistance, GroupDistance, NodeDistance, integer_d_in
+from ..metrics import EdgeDistance, EdgeLabelDistance, GroupDistance, NodeDistance, integer_d_in, metric_descriptor
 from ._core import int_count_map_space, int_vector_space, make_graph_transformation, stability_rule, then
 from .degrees import require_max_degree
 
@@ -29,24 +44,76 @@ __all__ = [
     "label_counts",
     "label_count_map",
     "selected_labels",
+    "LabelContribution",
 ]
 
 
-def _check_vocabulary(vocabulary) -> tuple[str, ...]:
-    if vocabulary is None or isinstance(vocabulary, (str, bytes)):
-        raise TypeError("vocabulary must be a sequence of strings (a public list of properties)")
-    vocab = tuple(vocabulary)
-    for w in vocab:
-        if not isinstance(w, str):
-            raise TypeError(f"vocabulary entries must be strings, got {w!r}")
-    if len(set(vocab)) != len(vocab):
-        raise ValueError("vocabulary has duplicate entries")
-    return vocab
+class LabelContribution(int):
+    """The contribution bound ``c`` of a label query, as its stability rule receives it.
+
+    Its value is ``c`` itself; it also records ``counted`` (how many properties the query can
+    count: its vocabulary's size, or ``None`` when any property may be counted) and
+    ``domain_cap`` (the domain's ``max_labels_per_edge``, or ``None``).
+
+    >>> c = LabelContribution(3, counted=2, domain_cap=None)
+    >>> int(c), c.effective, c.can_displace
+    (3, 2, False)
+    >>> LabelContribution(1, counted=5, domain_cap=4).can_displace
+    True
+    """
+
+    counted: int | None
+    domain_cap: int | None
+
+    def __new__(cls, c: int, *, counted: int | None, domain_cap: int | None) -> "LabelContribution":
+        obj = super().__new__(cls, c)
+        obj.counted = counted
+        obj.domain_cap = domain_cap
+        return obj
+
+    @property
+    def effective(self) -> int:
+        """``c_eff = min(c, counted, domain_cap)``: the most properties one edge contributes."""
+        return min(x for x in (int(self), self.counted, self.domain_cap) if x is not None)
+
+    @property
+    def can_displace(self) -> bool:
+        """Whether the bound can drop a counted property of some edge of the domain: ``c`` is
+        below both the number of counted properties and the domain's per-edge promise."""
+        return all(x is None or int(self) < x for x in (self.counted, self.domain_cap))
+
+    def __repr__(self) -> str:
+        return f"LabelContribution({int(self)}, counted={self.counted}, domain_cap={self.domain_cap})"
 
 
 def _require_labeled(domain: GraphDomain, query: str) -> None:
     if not domain.labeled:
         raise ValueError(f"{query} needs a labeled domain: graph_domain(labeled=True)")
+
+
+def _metric_vocabulary(input_metric: dp.Metric) -> tuple[str, ...] | None:
+    """The properties the input metric lets a label query read (a tuple), or ``None``: any."""
+    restriction = getattr(metric_descriptor(input_metric), "vocabulary", None)
+    return restriction if isinstance(restriction, tuple) else None
+
+
+def _check_within(vocab: tuple[str, ...], allowed: tuple[str, ...], query: str) -> None:
+    """Refuse a query vocabulary with properties the input metric does not describe (public
+    arguments only: the query's vocabulary and the metric's)."""
+    allowed_set = set(allowed)
+    outside = [w for w in vocab if w not in allowed_set]
+    if outside:
+        shown = ", ".join(repr(w) for w in outside[:5]) + (f", ... ({len(outside)} in all)" if len(outside) > 5 else "")
+        raise ValueError(
+            f"{query}: the input metric's model describes only the {len(allowed)} properties it was fitted on, "
+            f"and the vocabulary has others: {shown}. Its guarantee says nothing about them; drop them, or use a "
+            "model that describes every property (Binomial, Global, EdgeLevel, MarkovQuilt)"
+        )
+
+
+def _contribution(c: int, domain: GraphDomain, counted: int | None) -> LabelContribution:
+    cap = getattr(domain, "max_labels_per_edge", None)
+    return LabelContribution(c, counted=counted, domain_cap=cap)
 
 
 def selected_labels(graph: Graph, max_labels_per_edge: int, vocabulary: Sequence[str] | None = None):
@@ -102,16 +169,28 @@ def label_count_map(graph: Graph, max_labels_per_edge: int, vocabulary: Sequence
 
 _LABEL_GUARANTEE = """
     **Stability guarantee** (``d`` = input distance, ``c`` = ``max_labels_per_edge``, ``D`` =
-    the domain's ``max_degree``). One edge moves the counts by the indicator of its contributed
-    properties, at most ``c`` entries by one each, and the choice reads only that edge:
+    the domain's ``max_degree``, ``|V|`` = the number of properties the query can count — its
+    vocabulary's size; unbounded for the map without a vocabulary —, ``m`` = the domain's
+    ``max_labels_per_edge``, ``c_eff = min(c, |V|, m)``). One edge's contribution is a set of at
+    most ``c_eff`` counted properties, chosen by a rule that reads only that edge, so it moves
+    the counts by at most ``c_eff`` entries by one each; every count moves by at most the number
+    of edges whose contribution changed; and every changed key is one of the ``|V|``:
 
-    * edge distance: L1 ``c·d``; map ``(ℓ0, ℓ1, ℓ∞) = (c·d, c·d, d)``. (Changing an edge's labels
-      is distance 2 and moves at most ``2c``.) Tight (an edge with ``c`` properties).
+    * edge distance: L1 ``c_eff·d``; map ``(min(c_eff·d, |V|), c_eff·d, d)``. (Changing an
+      edge's labels is distance 2.) Tight (an edge with ``c_eff`` counted properties).
     * group distance ``k``: the edge bound at ``d·k``.
-    * edge-label distance: L1 ``2c·d``; map ``(2c·d, 2c·d, d)``: a changed edge drops at most
-      ``c`` properties and adds at most ``c`` others. Tight (disjoint label sets of size ``c``).
-    * node distance: L1 ``2c·d·D``; map ``(2c·d·D, 2c·d·D, d·D)``: each graph has at most ``d·D``
-      edges touching the cover, and only those differ. Needs ``max_degree``.
+    * edge-label distance: L1 ``min(2c_eff, |V|)·d``; map ``(min(2c_eff·d, |V|), min(2c_eff,
+      |V|)·d, d)``: a changed edge's contribution goes from ``S`` to ``S'``, both subsets of the
+      ``|V|`` counted properties of size ``≤ c_eff``, so ``|S Δ S'| ≤ min(2c_eff, |V|)``. Tight
+      (``S`` of size ``c_eff``, ``S'`` of size ``min(c_eff, |V| − c_eff)`` disjoint from it).
+    * node distance: L1 ``min(2c_eff, |V|)·d·D``; map ``(min(2c_eff·d·D, |V|), min(2c_eff,
+      |V|)·d·D, d·D)``: each graph has at most ``d·D`` edges touching the cover, and only those
+      differ; the counts of the others cancel, so each count moves by at most ``d·D``, and
+      ``|X − X'|₁ ≤ |X|₁ + |X'|₁ ≤ 2c_eff·d·D`` for the touching edges' counts ``X, X'``.
+      Needs ``max_degree``.
+    * an input metric with a vocabulary (a Pufferfish model fitted on some properties):
+      ``make_label_counts`` refuses a vocabulary outside it, and the map without vocabulary
+      counts only its properties (``|V|`` = their number).
     * Blowfish and Pufferfish metrics register their own rules (see those modules).
 """
 
@@ -124,8 +203,11 @@ def make_label_counts(
     """
     domain = graph_domain_descriptor(input_domain)
     c = positive_integer("max_labels_per_edge", max_labels_per_edge)
-    vocab = _check_vocabulary(vocabulary)
+    vocab = property_names(vocabulary)
     _require_labeled(domain, "label_counts")
+    allowed = _metric_vocabulary(input_metric)
+    if allowed is not None:
+        _check_within(vocab, allowed, "label_counts")
     space = int_vector_space(len(vocab))
     return make_graph_transformation(
         input_domain,
@@ -134,7 +216,7 @@ def make_label_counts(
         output_domain=space[0],
         output_metric=space[1],
         function=lambda g: label_counts(g, c, vocab),
-        params={"c": c},
+        params={"c": _contribution(c, domain, len(vocab))},
     )
 
 
@@ -163,12 +245,20 @@ def make_label_count_map(
     contributed properties, so that ``>> dpg.then_laplace_threshold(...)`` (OpenDP's thresholded
     Laplace with δ corrected, see :mod:`opendp_graph.measurements`) releases an unknown
     set of properties (DP set union, Gopi et al. 2020). With ``vocabulary=None`` every property
-    may appear: the *keys* are then private, which the threshold mechanism accounts for.
+    may appear: the *keys* are then private, which the threshold mechanism accounts for. (Under
+    an input metric with a vocabulary, ``vocabulary=None`` means that vocabulary, in
+    lexicographic order, and a given vocabulary must lie inside it.)
     """
     domain = graph_domain_descriptor(input_domain)
     c = positive_integer("max_labels_per_edge", max_labels_per_edge)
-    vocab = None if vocabulary is None else _check_vocabulary(vocabulary)
+    vocab = None if vocabulary is None else property_names(vocabulary)
     _require_labeled(domain, "label_count_map")
+    allowed = _metric_vocabulary(input_metric)
+    if allowed is not None:
+        if vocab is None:
+            vocab = tuple(sorted(allowed))  # the first c in lexicographic order, as without a vocabulary
+        else:
+            _check_within(vocab, allowed, "label_count_map")
     space = int_count_map_space()
     return make_graph_transformation(
         input_domain,
@@ -177,7 +267,7 @@ def make_label_count_map(
         output_domain=space[0],
         output_metric=space[1],
         function=lambda g: label_count_map(g, c, vocab),
-        params={"c": c},
+        params={"c": _contribution(c, domain, None if vocab is None else len(vocab))},
     )
 
 
@@ -188,34 +278,63 @@ then_label_count_map = then(make_label_count_map)
 
 
 # ----------------------------------------------------------------------------- rules
+# Every rule below receives ``c`` as a LabelContribution; the helpers also accept a plain int
+# (nothing known: c_eff = c, |V| unbounded). Proofs: ``_LABEL_GUARANTEE``.
 def _edge_changes(metric, d: int) -> int:
     return d * metric.k if isinstance(metric, GroupDistance) else d
 
 
+def _effective(c) -> int:
+    return int(getattr(c, "effective", c))
+
+
+def _counted(c) -> int | None:
+    return getattr(c, "counted", None)
+
+
+def _keys(c, l1: int) -> int:
+    """ℓ0: at most ℓ1 (integer counts) and at most the number of counted properties."""
+    counted = _counted(c)
+    return l1 if counted is None else min(l1, counted)
+
+
+def _relabel(c) -> int:
+    """Most counts one changed edge moves: ``|S Δ S'| ≤ min(2·c_eff, |V|)``."""
+    counted = _counted(c)
+    both = 2 * _effective(c)
+    return both if counted is None else min(both, counted)
+
+
 @stability_rule("label_counts", EdgeDistance, GroupDistance)
 def _counts_edge(domain, metric, c):
-    return lambda d_in: c * _edge_changes(metric, integer_d_in(d_in))
+    per_edge = _effective(c)
+    return lambda d_in: per_edge * _edge_changes(metric, integer_d_in(d_in))
 
 
 @stability_rule("label_count_map", EdgeDistance, GroupDistance)
 def _map_edge(domain, metric, c):
+    per_edge = _effective(c)
+
     def stability(d_in):
         d = _edge_changes(metric, integer_d_in(d_in))
-        return (c * d, c * d, d)
+        return (_keys(c, per_edge * d), per_edge * d, d if per_edge else 0)
 
     return stability
 
 
 @stability_rule("label_counts", EdgeLabelDistance)
 def _counts_label(domain, metric, c):
-    return lambda d_in: 2 * c * integer_d_in(d_in)
+    per_edge = _relabel(c)
+    return lambda d_in: per_edge * integer_d_in(d_in)
 
 
 @stability_rule("label_count_map", EdgeLabelDistance)
 def _map_label(domain, metric, c):
+    per_edge = _relabel(c)
+
     def stability(d_in):
         d = integer_d_in(d_in)
-        return (2 * c * d, 2 * c * d, d)
+        return (_keys(c, per_edge * d), per_edge * d, d if per_edge else 0)
 
     return stability
 
@@ -223,15 +342,17 @@ def _map_label(domain, metric, c):
 @stability_rule("label_counts", NodeDistance)
 def _counts_node(domain, metric, c):
     bound = require_max_degree(domain, "label_counts")
-    return lambda d_in: 2 * c * integer_d_in(d_in) * bound
+    per_edge = _relabel(c)
+    return lambda d_in: per_edge * integer_d_in(d_in) * bound
 
 
 @stability_rule("label_count_map", NodeDistance)
 def _map_node(domain, metric, c):
     bound = require_max_degree(domain, "label_count_map")
+    per_edge = _relabel(c)
 
     def stability(d_in):
         edges = integer_d_in(d_in) * bound
-        return (2 * c * edges, 2 * c * edges, edges)
+        return (_keys(c, per_edge * edges), per_edge * edges, edges if per_edge else 0)
 
     return stability
