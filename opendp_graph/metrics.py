@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from numbers import Real
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import opendp.prelude as dp
@@ -116,7 +116,13 @@ class EdgeLabelDistance:
     """Edge-label (confidentiality) setting: the structure is public and equal; the distance is
     the number of edges whose label sets differ (Shafieinejad et al., §3.2). Graphs with
     different structures are at distance ``inf``.
+
+    Only the labels are secret under this metric, so queries refuse an unlabeled domain: there
+    every graph is at distance 0 or ``inf`` from every other and a release would report ε = 0
+    while protecting nothing.
     """
+
+    requires_labeled_domain: ClassVar[bool] = True
 
     def distance(self, g1: Graph, g2: Graph) -> float:
         if not g1.same_node_set(g2) or not np.array_equal(g1.edge_keys, g2.edge_keys):

@@ -121,6 +121,9 @@ def test_structure_queries_edge_like_metrics(query, metric_name):
     make, kwargs, out = STRUCTURE_QUERIES[query]
     domain_kwargs = {"num_nodes": 5} if query == "triangle_count" else {}
     pair_sets = [PAIRS4, EDGE_NEIGHBOURS5] if query != "triangle_count" else [EDGE_NEIGHBOURS5, TWO_FLIPS5]
+    if metric_name == "label":  # the edge-label metric needs labelled graphs (it refuses an unlabeled domain)
+        domain_kwargs = {"labeled": True, **({"num_nodes": 3} if query == "triangle_count" else {})}
+        pair_sets = [LABELED_PAIRS3]
     t, reports = _run(make, kwargs, out, metric_name, domain_kwargs, pair_sets)
     for report in reports:
         assert report.ok, report.violations[:3]
@@ -222,6 +225,25 @@ def test_projection_is_2theta_stable_from_node_distance(theta):
     assert report.ok, report.violations[:3]
 
 
+@pytest.mark.parametrize("theta, max_degree", [(3, 1), (3, 2), (2, 1), (2, 2)])
+def test_projection_on_a_degree_bounded_domain_is_2_min_theta_d(theta, max_degree):
+    # below θ the domain's own bound D is what limits a node's kept edges: 2·min(θ, D) per node
+    domain = dpg.graph_domain(max_degree=max_degree)
+    t = dpg.make_degree_projection(domain, dpg.node_distance(), theta)
+    bound = 2 * min(theta, max_degree)
+    assert t.map(1) == bound and t.map(2) == 2 * bound
+    assert t.output_domain.descriptor.max_degree == min(theta, max_degree)
+    f = lru_cache(maxsize=None)(t)
+    deg_l1 = dpg.DegreeSequenceDistance().distance
+    inside = [(x, y) for x, y in NODE_NEIGHBOURS5 if x.max_degree <= max_degree and y.max_degree <= max_degree]
+    worst = max(deg_l1(f(x), f(y)) for x, y in inside)
+    assert worst == bound  # sound and tight: a node moved from D leaves to D others
+    report = check_stability(
+        f, t.map, [(x, y) for x, y in PAIRS4 if max(x.max_degree, y.max_degree) <= max_degree], NodeDistance().distance, deg_l1
+    )
+    assert report.ok, report.violations[:3]
+
+
 @pytest.mark.parametrize("theta", [1, 2])
 def test_projection_is_2_stable_from_edge_distance(theta):
     t = dpg.make_degree_projection(dpg.graph_domain(), dpg.edge_distance(), theta)
@@ -320,8 +342,11 @@ BOUNDARY_CASES = [
     (dpg.make_triangle_count, {}, dpg.edge_distance(), {"max_degree": 5}, 4),
     (dpg.make_triangle_count, {}, dpg.node_distance(), {"max_degree": 5}, 10),
     (dpg.make_degree_histogram, {"max_degree": 10}, dpg.group_distance(3), {}, 12),
-    (dpg.make_label_counts, {"max_labels_per_edge": 3, "vocabulary": ["a", "b"]}, dpg.edge_distance(), {"labeled": True}, 3),
-    (dpg.make_label_counts, {"max_labels_per_edge": 3, "vocabulary": ["a"]}, dpg.edge_label_distance(), {"labeled": True}, 6),
+    (dpg.make_label_counts, {"max_labels_per_edge": 3, "vocabulary": ["a", "b", "c"]}, dpg.edge_distance(), {"labeled": True}, 3),
+    (dpg.make_label_counts, {"max_labels_per_edge": 3, "vocabulary": ["a", "b", "c", "d", "e", "f"]}, dpg.edge_label_distance(), {"labeled": True}, 6),
+    # a vocabulary smaller than c: an edge contributes at most |V| properties (2 and 1 below)
+    (dpg.make_label_counts, {"max_labels_per_edge": 3, "vocabulary": ["a", "b"]}, dpg.edge_distance(), {"labeled": True}, 2),
+    (dpg.make_label_counts, {"max_labels_per_edge": 3, "vocabulary": ["a"]}, dpg.edge_label_distance(), {"labeled": True}, 1),
 ]
 
 

@@ -74,6 +74,11 @@ def make_graph_transformation(
     dp.assert_features("contrib", "honest-but-curious")
     domain = graph_domain_descriptor(input_domain)
     metric = metric_descriptor(input_metric)
+    if getattr(metric, "requires_labeled_domain", False) and not domain.labeled:
+        raise ValueError(
+            f"{metric!r} protects edge labels only, and the domain is unlabeled: nothing would be protected "
+            "(use graph_domain(labeled=True) for labelled graphs, or an edge/node metric to protect the structure)"
+        )
     stability = resolve_stability(query, domain, metric, **(params or {}))
     metric_check = getattr(metric, "check_graph", None)
 

@@ -117,6 +117,9 @@ def _edge_count_degseq(domain, metric):
 
 
 # ---------------------------------------------------------------------------- degree histograms
+_MAX_BINS = 2**31 - 1  # OpenDP's vector_domain(size=...) takes an i32
+
+
 def check_bins(value, domain: GraphDomain, name: str = "max_degree") -> int:
     """The last bin of a histogram query: ``value`` (a non-negative integer), or the domain's
     ``max_degree`` when ``value`` is ``None``. ``name`` is the argument's name in errors."""
@@ -128,6 +131,9 @@ def check_bins(value, domain: GraphDomain, name: str = "max_degree") -> int:
         raise TypeError(f"{name} must be a non-negative integer, got {value!r}")
     if value < 0:
         raise ValueError(f"{name} must be non-negative, got {value}")
+    if value >= _MAX_BINS:
+        # OpenDP sizes vectors with an i32; one bin per possible degree past that is never useful
+        raise ValueError(f"{name} must be below {_MAX_BINS} (the histogram has {name} + 1 bins), got {value}")
     return int(value)
 
 

@@ -57,7 +57,7 @@ def degree_projection(graph: Graph, max_degree: int) -> Graph:
             kept_degree[v] += 1
             keep[i] = True
     chosen = np.sort(order[keep])
-    return Graph(num_nodes=graph.num_nodes, src=graph.src[chosen].copy(), dst=graph.dst[chosen].copy(), node_ids=graph.node_ids)
+    return Graph._from_canonical(num_nodes=graph.num_nodes, src=graph.src[chosen].copy(), dst=graph.dst[chosen].copy(), node_ids=graph.node_ids)
 
 
 def make_degree_projection(input_domain: dp.Domain, input_metric: dp.Metric, max_degree: int) -> dp.Transformation:
@@ -68,8 +68,11 @@ def make_degree_projection(input_domain: dp.Domain, input_metric: dp.Metric, max
 
     **Stability guarantee** (``d`` = input distance):
 
-    * node distance: ``2θ·d``; edge distance: ``2d``; group distance ``k``: ``2dk``;
-      edge-label distance: ``0`` (same structure, same projection).
+    * node distance: ``2·min(θ, D)·d`` (``D`` the domain's ``max_degree``; ``2θ·d`` without
+      one); edge distance: ``2d``; group distance ``k``: ``2dk``; edge-label distance: ``0``
+      (same structure, same projection).
+
+    The output domain promises ``max_degree = min(θ, D)``.
 
     *Proof.* Let ``g1, g2`` differ only in edges at a node set ``S`` and let ``g0`` be either one
     with every edge at ``S`` removed. Scan ``g0`` and ``g1`` side by side and let ``δ(w)`` be the
@@ -79,9 +82,12 @@ def make_degree_projection(input_domain: dp.Domain, input_metric: dp.Metric, max
     an edge kept in one scan and not in the other has an endpoint that is full in one scan and not
     in the other, whose ``|δ|`` therefore shrinks by one while the other endpoint's grows by at most
     one. So ``Σ_{w∉S}|δ₁(w)| ≤ Σ_v k_v¹`` and likewise for ``g2``; as ``v ∈ S`` is isolated in ``g0``,
-    ``‖deg P(g1) − deg P(g2)‖₁ ≤ Σ_{v∈S} (|k_v¹ − k_v²| + k_v¹ + k_v²) = Σ_v 2·max(k_v¹, k_v²) ≤ 2θd``.
+    ``‖deg P(g1) − deg P(g2)‖₁ ≤ Σ_{v∈S} (|k_v¹ − k_v²| + k_v¹ + k_v²) = Σ_v 2·max(k_v¹, k_v²) ≤ 2θd``;
+    a kept degree is also at most the input degree, so on a domain with ``max_degree = D``
+    the sum is ``≤ 2·min(θ, D)·d``.
     For one edge ``e`` the same potential with ``−2·[e kept]`` gives 2, and ``d`` edges chain
-    through the intersection. Tight: a node moved from ``θ`` leaves to ``θ`` other leaves.
+    through the intersection. Tight: a node moved from ``min(θ, D)`` leaves to ``min(θ, D)``
+    other leaves.
     This is the bounded (rewiring) analogue of Day, Li & Lyu's Lemma 4 for node insertion.
 
     :example:
@@ -100,7 +106,7 @@ def make_degree_projection(input_domain: dp.Domain, input_metric: dp.Metric, max
         input_domain,
         input_metric,
         query="degree_projection",
-        output_domain=graph_domain(num_nodes=domain.num_nodes, max_degree=theta),
+        output_domain=graph_domain(num_nodes=domain.num_nodes, max_degree=_kept_degree_bound(domain, theta)),
         output_metric=degree_sequence_distance(),
         function=lambda g: degree_projection(g, theta),
         params={"theta": theta},
@@ -110,9 +116,15 @@ def make_degree_projection(input_domain: dp.Domain, input_metric: dp.Metric, max
 then_degree_projection = then(make_degree_projection)
 
 
+def _kept_degree_bound(domain, theta: int) -> int:
+    """Most edges the projection keeps at a node: ``θ``, and no more than the domain's degree bound."""
+    return theta if domain.max_degree is None else min(theta, domain.max_degree)
+
+
 @stability_rule("degree_projection", NodeDistance)
 def _proj_node(domain, metric, theta):
-    return lambda d_in: 2 * theta * integer_d_in(d_in)
+    bound = 2 * _kept_degree_bound(domain, theta)
+    return lambda d_in: bound * integer_d_in(d_in)
 
 
 @stability_rule("degree_projection", EdgeDistance, GroupDistance)
