@@ -223,3 +223,382 @@ def test_accounting_under_zcdp_and_approximate_dp(eu_log):
     approx(first).collect()
     eps, delta = approx.spent(1)
     assert eps == pytest.approx(1.0) and delta == 0.0
+
+
+# ------------------------------------------------ every precondition is enforced at release
+def _release(data, unit, epsilon=1.0):
+    """A real release through the context, ``ctx(measurement)`` as ``query.release()`` does,
+    with the measurement built at a fixed scale well within the budget (``query.resolve()``
+    would spend a second searching for one); identifier units truncate first."""
+    ctx = compositor(data, unit, dp.loss_of(epsilon=epsilon), split_evenly_over=1)
+    query = ctx.query()
+    if unit.measured_in == "identifiers":
+        query = query.truncate_per_group(1, keep="first")
+    return ctx(_at_scale(ctx, query.select(dp.len(signed=False)), 10.0 * unit.per_unit)).collect()
+
+
+def _every_unit(src, dst):
+    """One unit of each kind (identifier and row-level) on the columns ``src``, ``dst``."""
+    return {
+        "edge-id": edge_unit(src, dst),
+        "edge-rows": edge_unit(src, dst, max_messages=2),
+        "group-id": edge_group_unit(2, src, dst),
+        "content-id": edge_content_unit(src, dst),
+        "content-rows": edge_content_unit(src, dst, max_messages=2),
+        "person": person_unit(src, dst, max_messages=3),
+        "person-add-remove": person_unit(src, dst, max_messages=3, neighbouring="add_remove"),
+    }
+
+
+GOOD = pl.DataFrame({"s": [1, 2, 1, 3], "r": [2, 1, 3, 4]})
+UNITS = _every_unit("s", "r")
+BAD_IDS = {
+    # (null, 3) used to become the pair 3-3 and release; now refused for every unit
+    "null-endpoint": (pl.DataFrame({"s": [1, 2, None, 3], "r": [2, 1, 3, 4]}), ValueError, r"the src/dst columns 's'/'r' contain nulls"),
+    # 1 and "1" used to be one pair for the identifier, two people for the person bound
+    "int-and-str": (pl.DataFrame({"s": [1, 2, 1, 3], "r": ["2", "1", "3", "4"]}), TypeError, "one id type in both columns"),
+    "nan": (pl.DataFrame({"s": [1.0, 2.0, float("nan"), 3.0], "r": [2.0, 1.0, 3.0, 4.0]}), TypeError, "not floats"),
+}
+
+
+@pytest.mark.parametrize("unit", UNITS.values(), ids=UNITS.keys())
+@pytest.mark.parametrize("case", BAD_IDS.keys())
+def test_invalid_ids_are_refused_before_any_release(unit, case):
+    frame, error, message = BAD_IDS[case]
+    assert _release(GOOD, unit).height == 1  # the same release on a valid table goes through
+    with pytest.raises(error, match=message):
+        _release(frame, unit)
+    with pytest.raises(error, match=message):
+        _release(frame.lazy(), unit)
+
+
+@pytest.mark.parametrize(
+    "unit, good, bad, message",
+    [
+        # a pair's rows count in both directions: {1, 2} has 3 rows
+        (edge_unit("s", "r", max_messages=2), [(1, 2), (2, 1)], [(1, 2), (2, 1), (1, 2)], "max_messages=2 per pair"),
+        (edge_content_unit("s", "r", max_messages=2), [(1, 2), (2, 1)], [(1, 2), (2, 1), (1, 2)], "max_messages=2 per pair"),
+        (edge_group_unit(3, "s", "r", max_messages=1), [(1, 2), (1, 3)], [(1, 2), (2, 1)], "max_messages=1 per pair"),
+        # a person's rows count in both roles: 1 sends one message but is in 3 rows
+        (person_unit("s", "r", max_messages=2), [(1, 2), (3, 1)], [(1, 2), (3, 1), (4, 1)], "max_messages=2 per person"),
+        # a self-message is one row of its person (counted once, never zero times)
+        (person_unit("s", "r", max_messages=3), [(1, 1), (1, 1), (1, 2)], [(1, 1), (1, 1), (1, 1), (1, 2)], "max_messages=3 per person"),
+        (person_unit("s", "r", max_messages=2, neighbouring="add_remove"), [(1, 1), (2, 3)], [(1, 1), (1, 1), (1, 2)], "max_messages=2 per person"),
+    ],
+    ids=["edge", "edge-content", "edge-group", "person-received", "person-self", "person-self-add-remove"],
+)
+def test_declared_bounds_are_refused_before_any_release(unit, good, bad, message):
+    """The declared bound is OpenDP's input domain for a row-level unit; OpenDP does not check
+    it (a compositor accepts data outside its domain), so the context does, before any release."""
+    schema = {"s": pl.Int64, "r": pl.Int64}
+    assert _release(pl.DataFrame(good, schema=schema, orient="row"), unit).height == 1
+    with pytest.raises(ValueError, match=message):
+        _release(pl.DataFrame(bad, schema=schema, orient="row"), unit)
+
+
+def test_identifier_units_leave_the_row_bound_to_opendp():
+    """No row bound is declared for an identifier unit: a pair with many rows is fine, and
+    OpenDP itself refuses a query that does not truncate per pair (no noisy value)."""
+    busy = pl.DataFrame({"s": [1] * 50 + [2], "r": [2] * 50 + [3]})
+    for unit in (edge_unit("s", "r"), edge_content_unit("s", "r")):
+        assert _release(busy, unit).height == 1
+        ctx = compositor(busy, unit, dp.loss_of(epsilon=1.0), split_evenly_over=1)
+        with pytest.raises(dp.OpenDPException):  # "A step in your query is not recognized" (no truncation)
+            _at_scale(ctx, ctx.query().select(dp.len(signed=False)), 10.0)
+        assert ctx.current_privacy_loss() == []
+
+
+def test_the_checked_table_is_the_released_table(tmp_path):
+    """A LazyFrame is collected once: the table checked is the table released. A scanned file
+    that changes after the check used to be read, unchecked, by every release."""
+    path = tmp_path / "log.parquet"
+    pl.DataFrame({"s": [1, 2], "r": [2, 3]}).write_parquet(path)
+    unit = person_unit("s", "r", max_messages=2)
+    ctx = compositor(pl.scan_parquet(path), unit, dp.loss_of(epsilon=1e9), split_evenly_over=1)
+    pl.DataFrame({"s": [1] * 40, "r": [None] * 40}, schema={"s": pl.Int64, "r": pl.Int64}).write_parquet(path)
+    query = ctx.query().select(dp.len(signed=False))
+    measurement = _at_scale(ctx, query, 1e-6)  # negligible noise: the count itself
+    assert ctx(measurement).collect().item() == 2
+    # a DataFrame edited in place after the check: the context still reads the checked table
+    frame = pl.DataFrame({"s": [1, 2], "r": [2, 3]})
+    ctx = compositor(frame, unit, dp.loss_of(epsilon=1e9), split_evenly_over=1)
+    frame[1, "r"] = None
+    query = ctx.query().filter(pl.col("r").is_not_null()).select(dp.len(signed=False))
+    assert ctx(_at_scale(ctx, query, 1e-6)).collect().item() == 2
+
+
+def test_a_unit_context_is_built_by_compositor_only():
+    """UnitContext around an unchecked dp.Context used to release on a table that no check saw."""
+    bad = pl.DataFrame({"s": [1, None], "r": [2, 3]})
+    raw = dp.Context.compositor(data=bad.lazy(), privacy_unit=(dp.symmetric_distance(), 2), privacy_loss=dp.loss_of(epsilon=1.0), split_evenly_over=1)
+    with pytest.raises(TypeError, match="dpg.polars.compositor"):
+        dpg.polars.UnitContext(raw, person_unit("s", "r", max_messages=1, neighbouring="add_remove"))
+
+
+PUFFERFISH_GOOD = pl.DataFrame({"src": [0, 0, 1], "dst": [1, 1, 2], "label": ["gas", "power", "gas"]})
+PUFFERFISH_STRUCTURE = dpg.Graph.from_edges([0, 1], [1, 2])  # the public structure of PUFFERFISH_GOOD
+
+
+@pytest.mark.parametrize(
+    "table, error, message",
+    [
+        # (v, v) is no edge and no secret of the model: it used to be accepted
+        (pl.concat([PUFFERFISH_GOOD, pl.DataFrame({"src": [2], "dst": [2], "label": ["gas"]})]), ValueError, "not an edge-label table"),
+        # a null endpoint used to make the edge 1-1 (unique, accepted)
+        (PUFFERFISH_GOOD.with_columns(pl.when(pl.col("src") == 1).then(None).otherwise(pl.col("src")).alias("src")), ValueError, "contain nulls"),
+        # (u, v, a) and (v, u, a) are one secret
+        (pl.concat([PUFFERFISH_GOOD, pl.DataFrame({"src": [2], "dst": [1], "label": ["gas"]})]), ValueError, "not an edge-label table"),
+        (PUFFERFISH_GOOD.with_columns(pl.when(pl.col("label") == "power").then(None).otherwise(pl.col("label")).alias("label")), ValueError, "not an edge-label table"),
+        # one row carrying a list of labels carries several secrets: it used to be accepted
+        (PUFFERFISH_GOOD.group_by("src", "dst", maintain_order=True).agg("label"), TypeError, "one label per row"),
+        (PUFFERFISH_GOOD.with_columns(pl.col("dst").cast(pl.String)), TypeError, "one id type"),
+    ],
+    ids=["self-pair", "null-endpoint", "reversed-duplicate", "null-label", "list-label", "int-and-str"],
+)
+def test_edge_label_table_violations_are_refused_before_any_release(table, error, message):
+    unit = dpg.polars.pufferfish_unit(dpg.pufferfish.EdgeLevelModel(), structure=PUFFERFISH_STRUCTURE)
+    assert _release(PUFFERFISH_GOOD, unit).height == 1
+    with pytest.raises(error, match=message):
+        _release(table, unit)
+
+
+# ------------------------------------- audit: margins, domains, hand-built units, plain routes
+# ann is in 3 rows, bob in 3, cy in 3, eve in 1 (her only message, to bob); pair {ann, cy} has 2
+LOG = pl.DataFrame(
+    {
+        "sender": ["ann", "ann", "ann", "bob", "eve"],
+        "recipient": ["bob", "cy", "cy", "cy", "bob"],
+        "dept": ["a", "a", "a", "b", "b"],
+    }
+)
+LOG_UNITS = _every_unit("sender", "recipient")
+
+
+def _domain(frame, *margins):
+    domain = dp.lazyframe_domain([dp.series_domain(c, dp.atom_domain(T=dp.String)) for c in frame.columns])
+    for margin in margins:
+        domain = dp.with_margin(domain, margin)
+    return domain
+
+
+DEPTS = pl.DataFrame({"dept": ["a", "b"]})  # public
+
+
+def _release_by(data, unit, by, *, margins=None, domain=None, keys=None):
+    """A real release of per-group counts: compositor, then ctx(measurement) as release() does.
+    With ``keys`` the groups are public (``with_keys``); without, the key set must be invariant
+    (OpenDP's truncation of an identifier unit drops invariants, so those need ``keys``)."""
+    ctx = compositor(data, unit, dp.loss_of(epsilon=1.0), split_evenly_over=1, margins=margins, domain=domain)
+    query = ctx.query()
+    if unit.measured_in == "identifiers":
+        query = query.truncate_per_group(1, keep="first")
+    query = query.group_by(by).agg(dp.len(signed=False))
+    if keys is not None:
+        query = query.with_keys(keys)
+    return ctx(_at_scale(ctx, query, 10.0 * unit.per_unit)).collect()
+
+
+@pytest.mark.parametrize("unit", LOG_UNITS.values(), ids=LOG_UNITS.keys())
+def test_margins_inside_domain_are_refused(unit):
+    """Finding 1: a lengths margin carried by domain= used to bypass the lengths refusal and
+    release exact per-sender counts (eve 1, ann 3, bob 1) at epsilon = 1 under the row-level
+    units (an identifier unit's truncation drops the invariant; refused for every unit now)."""
+    lengths = dp.polars.Margin(by=["sender"], invariant="lengths")
+    with pytest.raises(ValueError, match=r"domain= carries margins.*margins=\[dp\.polars\.Margin"):
+        _release_by(LOG, unit, "sender", domain=_domain(LOG, lengths))
+    # a public keys margin is refused inside the domain too (it cannot be checked there) ...
+    keys = dp.polars.Margin(by=["dept"], invariant="keys")
+    with pytest.raises(ValueError, match="domain= carries margins"):
+        _release_by(LOG, unit, "dept", domain=_domain(LOG, keys))
+    # ... and goes through as margins=, beside a domain without margins
+    released = _release_by(LOG, unit, "dept", domain=_domain(LOG), margins=[keys], keys=DEPTS)
+    assert sorted(released["dept"].to_list()) == ["a", "b"]
+    # the same lengths margin through margins= is refused, without recommending keys on an id column
+    with pytest.raises(ValueError, match="invariant='lengths'") as info:
+        _release_by(LOG, unit, "sender", margins=[lengths])
+    assert "invariant='keys'" not in str(info.value)
+
+
+OWN_COLUMNS = {  # (the margin's by, the query's group key)
+    "sender": (["sender"], "sender"),
+    "recipient": (["recipient"], "recipient"),
+    "pair": ([dpg.polars.pair_identifier("sender", "recipient")], dpg.polars.pair_identifier("sender", "recipient")),
+    "derived": ([pl.col("sender").str.to_uppercase()], pl.col("sender").str.to_uppercase()),
+    "sender-and-dept": (["sender", "dept"], ["sender", "dept"]),
+    "wildcard": ([pl.all()], "dept"),
+}
+
+
+@pytest.mark.parametrize("by, key", OWN_COLUMNS.values(), ids=OWN_COLUMNS.keys())
+@pytest.mark.parametrize("unit", LOG_UNITS.values(), ids=LOG_UNITS.keys())
+def test_keys_invariant_on_the_units_own_columns_is_refused(unit, by, key):
+    """Finding 2: invariant='keys' by the sender made the set of senders public, and a release
+    revealed that eve (one message) exists; under every unit one person/edge changes that set.
+    (The leak needed a row-level unit: OpenDP's truncation of an identifier unit drops the
+    invariant, and it cannot group by a computed expression. The margin is refused for every unit
+    and every expression reading an id column all the same: it is a false claim about the data.)"""
+    with pytest.raises(ValueError, match=r"invariant='keys'.*own"):
+        _release_by(LOG, unit, key, margins=[dp.polars.Margin(by=by, invariant="keys")])
+
+
+@pytest.mark.parametrize("unit", LOG_UNITS.values(), ids=LOG_UNITS.keys())
+def test_keys_invariant_on_a_public_column_is_fine(unit):
+    margin = dp.polars.Margin(by=["dept"], invariant="keys")
+    released = _release_by(LOG, unit, "dept", margins=[margin], keys=None if unit.measured_in == "rows" else DEPTS)
+    assert sorted(released["dept"].to_list()) == ["a", "b"]
+    # the lengths refusal suggests keys only where keys are acceptable
+    with pytest.raises(ValueError, match=r"invariant='lengths'.*invariant='keys' suits group keys that are public"):
+        _release_by(LOG, unit, "dept", margins=[dp.polars.Margin(by=["dept"], invariant="lengths")])
+
+
+def test_keys_invariant_on_the_label_of_an_edge_label_table_is_refused():
+    unit = dpg.polars.pufferfish_unit(dpg.pufferfish.EdgeLevelModel(), structure=PUFFERFISH_STRUCTURE)
+    with pytest.raises(ValueError, match=r"invariant='keys'.*'label'"):
+        compositor(PUFFERFISH_GOOD, unit, dp.loss_of(epsilon=1.0), split_evenly_over=1, margins=[dp.polars.Margin(by=["label"], invariant="keys")])
+
+
+def test_domain_and_margin_claims_are_checked_on_the_table():
+    """OpenDP trusts a domain's bounds and a margin's max_length without looking: a sum of
+    values 1000 in a column declared in [0, 1] used to release 3000 with noise of scale 4."""
+    log = pl.DataFrame({"s": [1, 2, 3], "r": [2, 3, 1], "x": [1000, 1000, 1000]})
+    unit = person_unit("s", "r", max_messages=2)
+
+    def domain(high):
+        return dp.lazyframe_domain(
+            [dp.series_domain("s", dp.atom_domain(T=dp.i64)), dp.series_domain("r", dp.atom_domain(T=dp.i64)), dp.series_domain("x", dp.atom_domain(bounds=(0, high), T=dp.i64))]
+        )
+
+    def release(dom, max_length=10):
+        ctx = compositor(log, unit, dp.loss_of(epsilon=1.0), split_evenly_over=1, domain=dom, margins=[dp.polars.Margin(by=[], max_length=max_length)])
+        return ctx(_at_scale(ctx, ctx.query().select(pl.col("x").sum().dp.noise()), 4.0 * 1000)).collect()
+
+    with pytest.raises(ValueError, match="not in the given domain="):
+        release(domain(1))
+    assert release(domain(1000)).height == 1
+    with pytest.raises(ValueError, match=r"violates the margin by=\[\] \(max_length=2"):
+        release(domain(1000), max_length=2)
+    with pytest.raises(TypeError, match="lazyframe_domain"):
+        compositor(log, unit, dp.loss_of(epsilon=1.0), split_evenly_over=1, domain=dp.atom_domain(T=dp.i64))
+
+
+BOUNDED = {
+    "person": person_unit("sender", "recipient", max_messages=1),
+    "edge-rows": edge_unit("sender", "recipient", max_messages=1),
+    "content-rows": edge_content_unit("sender", "recipient", max_messages=1),
+    "group-rows": edge_group_unit(2, "sender", "recipient", max_messages=1),
+}
+
+
+@pytest.mark.parametrize("unit", BOUNDED.values(), ids=BOUNDED.keys())
+def test_a_declared_bound_is_vouched_for_only_with_the_table(unit):
+    """Finding 3: person_unit(max_messages=1) on a table where ann is in 3 rows. The plain route
+    (unit.privacy_unit to dp.Context.compositor) releases and claims epsilon = 1 per person while
+    ann's change costs 3; check_privacy_unit without frame= used to pass silently."""
+    plain = dp.Context.compositor(data=LOG.lazy(), privacy_unit=unit.privacy_unit, privacy_loss=dp.loss_of(epsilon=1.0), split_evenly_over=1)
+    measurement = _at_scale(plain, plain.query().select(dp.len(signed=False)), float(unit.per_unit))
+    plain(measurement).collect()  # OpenDP does not look at the bound
+    assert measurement.map(unit.d_in(3)) == pytest.approx(3 * measurement.map(unit.per_unit))
+    # the checked routes: no context, and no vouching without the table
+    with pytest.raises(ValueError, match=f"max_messages=1 per {unit.bound_on}"):
+        _release_by(LOG, unit, "dept", margins=[dp.polars.Margin(by=["dept"], invariant="keys")])
+    with pytest.raises(ValueError, match=r"declared bound max_messages=1 .* pass frame="):
+        dpg.polars.check_privacy_unit(unit.privacy_unit, unit)
+    with pytest.raises(ValueError, match=f"max_messages=1 per {unit.bound_on}"):
+        dpg.polars.check_privacy_unit(unit.privacy_unit, unit, frame=LOG)
+    # the docs send bounded units through the checked route
+    doc = dpg.polars.PrivacyUnit.privacy_unit.__doc__
+    assert "ready for" not in doc
+    assert "Release through :func:`~opendp_graph.polars.compositor`" in doc and "checks nothing" in doc
+
+
+def test_identifier_units_and_pufferfish_units_under_check_privacy_unit():
+    for unit in (edge_unit("sender", "recipient"), edge_content_unit("sender", "recipient"), edge_group_unit(2, "sender", "recipient")):
+        dpg.polars.check_privacy_unit(unit.privacy_unit, unit)  # nothing declared: no table needed
+    puff = dpg.polars.pufferfish_unit(dpg.pufferfish.EdgeLevelModel(), structure=PUFFERFISH_STRUCTURE)
+    with pytest.raises(ValueError, match="edge-label table .* pass frame="):
+        dpg.polars.check_privacy_unit(puff.privacy_unit, puff)
+    dpg.polars.check_privacy_unit(puff.privacy_unit, puff, frame=PUFFERFISH_GOOD)
+
+
+INCONSISTENT = {
+    # the auditor's unit: a person with no declared bound, 1 row per person
+    "person-no-bound": (dict(unit="person", metric=dp.symmetric_distance(), per_unit=1, measured_in="rows"), "needs a declared bound"),
+    "person-rewired-d": (dict(unit="person", metric=dp.symmetric_distance(), per_unit=3, measured_in="rows", max_messages=3, bound_on="person", neighbouring="replace"), r"per_unit=3, .* must be 6"),
+    "person-pair-bound": (dict(unit="person", metric=dp.symmetric_distance(), per_unit=3, measured_in="rows", max_messages=3, bound_on="pair"), r"bound_on='pair'"),
+    "person-identifier": (dict(unit="person", metric=dp.symmetric_id_distance(pl.col("sender")), per_unit=1, measured_in="rows", max_messages=1, bound_on="person"), "metric="),
+    "edge-under-m": (dict(unit="edge", metric=dp.symmetric_distance(), per_unit=1, measured_in="rows", max_messages=3, bound_on="pair"), r"per_unit=1, .* must be 3"),
+    "edge-sender-id": (dict(unit="edge", metric=dp.symmetric_id_distance(pl.col("sender")), per_unit=1, measured_in="identifiers"), "metric="),
+    "edge-rows-no-bound": (dict(unit="edge", metric=dp.symmetric_distance(), per_unit=1, measured_in="rows"), "metric="),
+    "content-add-remove": (dict(unit="edge content", metric=dp.symmetric_id_distance(dpg.polars.pair_identifier("sender", "recipient")), per_unit=1, measured_in="identifiers"), "metric="),
+    "group-one-id": (dict(unit="group of 3 edges", metric=dp.symmetric_id_distance(dpg.polars.pair_identifier("sender", "recipient")), per_unit=1, measured_in="identifiers", extra={"k": 3}), r"per_unit=1, .* must be 3"),
+    "unknown": (dict(unit="department", metric=dp.symmetric_distance(), per_unit=1, measured_in="rows"), "unknown unit 'department'"),
+}
+
+
+@pytest.mark.parametrize("fields, message", INCONSISTENT.values(), ids=INCONSISTENT.keys())
+def test_hand_built_units_must_be_consistent(fields, message):
+    """Finding 4: PrivacyUnit(unit="person", ..., per_unit=1, measured_in="rows") with no bound
+    used to be accepted by compositor and release with d_in = 1 for a person in 5 rows."""
+    keys = DEPTS if fields["measured_in"] == "identifiers" else None  # OpenDP's truncation drops the invariant
+    with pytest.raises(ValueError, match=message):
+        unit = dpg.polars.PrivacyUnit(src="sender", dst="recipient", **fields)
+        _release_by(LOG, unit, "dept", margins=[dp.polars.Margin(by=["dept"], invariant="keys")], keys=keys)
+
+
+def test_hand_built_units_cannot_be_made_inconsistent_later():
+    import dataclasses
+
+    person = person_unit("sender", "recipient", max_messages=3)
+    with pytest.raises(ValueError, match=r"per_unit=1, .* must be 6"):
+        dataclasses.replace(person, per_unit=1)
+    with pytest.raises(TypeError):
+        person.extra["k"] = 1  # read-only
+    puff = dpg.polars.pufferfish_unit(dpg.pufferfish.MarkovQuiltModel(5), structure=PUFFERFISH_STRUCTURE)
+    with pytest.raises(ValueError, match=r"per_unit=1, .* must be 5"):
+        dataclasses.replace(puff, per_unit=1)
+    with pytest.raises(ValueError, match="label column other than the endpoints"):
+        dataclasses.replace(puff, extra={**puff.extra, "label": "src"})
+    # a consistent hand-built unit is the constructor's unit: accepted, and its bound is checked
+    same = dpg.polars.PrivacyUnit(
+        unit="person", src="sender", dst="recipient", metric=dp.symmetric_distance(), per_unit=6, measured_in="rows",
+        max_messages=3, bound_on="person", neighbouring="replace",
+    )
+    assert same.privacy_unit == person.privacy_unit
+    assert _release_by(LOG, same, "dept", margins=[dp.polars.Margin(by=["dept"], invariant="keys")]).height == 2
+    tight = dataclasses.replace(same, max_messages=1, per_unit=2)
+    with pytest.raises(ValueError, match="max_messages=1 per person"):
+        _release_by(LOG, tight, "dept", margins=[dp.polars.Margin(by=["dept"], invariant="keys")])
+
+
+def test_loss_for_checks_that_the_measurement_protects_the_unit():
+    """Finding 5: a measurement built for one sender identifier was reported at 6.0 per person,
+    though one person touches up to 1 + 2·3 sender ids."""
+    person = person_unit("sender", "recipient", max_messages=3)
+    by_sender = dp.Context.compositor(
+        data=LOG.lazy(), privacy_unit=dp.unit_of(contributions=1, identifier="sender"), privacy_loss=dp.loss_of(epsilon=10.0), split_evenly_over=1
+    )
+    measurement = _at_scale(by_sender, by_sender.query().truncate_per_group(1).select(dp.len(signed=False)), 1.0)
+    by_sender(measurement).collect()  # a real release, under OpenDP's (sender) unit
+    with pytest.raises(ValueError, match="does not protect a person"):
+        loss_for(measurement, person)
+    with pytest.raises(ValueError, match="not the pair of endpoints"):
+        loss_for(measurement, edge_unit("sender", "recipient"))
+    # a row-level measurement does not express one edge identifier either
+    ctx = compositor(LOG, person, dp.loss_of(epsilon=1.0), split_evenly_over=1)
+    rows = _at_scale(ctx, ctx.query().select(dp.len(signed=False)), 6.0)
+    with pytest.raises(ValueError, match="does not express one edge"):
+        loss_for(rows, edge_unit("sender", "recipient"))
+    assert loss_for(rows, person, 2) == pytest.approx(rows.map(12))
+    # a FrameDistance measurement is evaluated at the total bound of k units
+    framed = dp.Context.compositor(
+        data=LOG.lazy(), privacy_unit=dp.unit_of(contributions=[dp.polars.Bound(per_group=6)]), privacy_loss=dp.loss_of(epsilon=1.0), split_evenly_over=1
+    )
+    query = framed.query().select(dp.len(signed=False))
+    assert loss_for(_at_scale(framed, query, 6.0), person) == pytest.approx(1.0)
+    # a lengths invariant in the measurement's own domain: the map assumes exact group sizes
+    exact = dp.Context.compositor(
+        data=LOG.lazy(), privacy_unit=person.privacy_unit, privacy_loss=dp.loss_of(epsilon=1.0), split_evenly_over=1,
+        margins=[dp.polars.Margin(by=["dept"], invariant="lengths")],
+    )
+    with pytest.raises(ValueError, match="invariant='lengths'"):
+        loss_for(_at_scale(exact, exact.query().group_by("dept").agg(dp.len(signed=False)), 6.0), person)

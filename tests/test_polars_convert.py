@@ -4,6 +4,7 @@ import itertools
 import random
 
 import numpy as np
+import opendp.prelude as dp
 import polars as pl
 import pytest
 
@@ -20,34 +21,35 @@ def test_messages_on_one_pair_become_one_edge_with_united_labels():
             "words": [["hi"], ["re", "hi"], [], None, ["x"]],
         }
     )
-    g = graph_from_polars(log, src="from", dst="to", labels="words")
+    g = graph_from_polars(log, src="from", dst="to", labels="words", nodes=["a", "b", "c"])
     assert g.node_ids == ("a", "b", "c")
     assert g.edges.tolist() == [[0, 1], [0, 2], [1, 2]]
     assert g.label_sets() == [frozenset({"hi", "re"}), frozenset(), frozenset({"x"})]
     # the same through Graph.from_polars and a LazyFrame
-    assert dpg.Graph.from_polars(log.lazy(), src="from", dst="to", labels="words") == g
+    assert dpg.Graph.from_polars(log.lazy(), src="from", dst="to", labels="words", nodes=["a", "b", "c"]) == g
+    assert dpg.Graph.from_polars(log, src="from", dst="to", labels="words", nodes="from data") == g
 
 
 def test_string_label_column_and_nulls():
     log = pl.DataFrame({"s": [1, 2, 1], "r": [2, 1, 3], "w": ["x", None, "y"]})
-    g = graph_from_polars(log, "s", "r", labels="w")
+    g = graph_from_polars(log, "s", "r", labels="w", nodes=[1, 2, 3])
     assert g.label_sets() == [frozenset({"x"}), frozenset({"y"})]
 
 
 def test_direction_mutual_keeps_reciprocated_pairs_only():
     log = pl.DataFrame({"s": [1, 2, 1, 3, 3], "r": [2, 1, 3, 4, 4], "w": ["a", "b", "c", "d", "e"]})
-    g = graph_from_polars(log, "s", "r", labels="w", directed="mutual")
+    g = graph_from_polars(log, "s", "r", labels="w", directed="mutual", nodes=[1, 2, 3, 4])
     assert [tuple(g.node_ids[i] for i in e) for e in g.edges.tolist()] == [(1, 2)]
     assert g.label_sets() == [frozenset({"a", "b"})]
     assert g.num_nodes == 4  # the people are still all there
-    assert graph_from_polars(log, "s", "r").num_edges == 3
+    assert graph_from_polars(log, "s", "r", nodes=[1, 2, 3, 4]).num_edges == 3
 
 
 def test_self_messages_error_by_default_and_drop_on_request():
     log = pl.DataFrame({"s": [1, 2, 2], "r": [2, 2, 3], "w": ["a", "self", "b"]})
     with pytest.raises(ValueError, match="1 self-message"):
-        graph_from_polars(log, "s", "r")
-    g = graph_from_polars(log, "s", "r", labels="w", self_loops="drop")
+        graph_from_polars(log, "s", "r", nodes=[1, 2, 3])
+    g = graph_from_polars(log, "s", "r", labels="w", self_loops="drop", nodes="from data")
     assert g.num_edges == 2 and "self" not in g.vocabulary
     assert g.num_nodes == 3  # a person seen only in a self-message is still a node
 
@@ -56,7 +58,7 @@ def test_public_node_list():
     log = pl.DataFrame({"s": ["b"], "r": ["c"]})
     g = graph_from_polars(log, "s", "r", nodes=["a", "b", "c", "d"])
     assert g.node_ids == ("a", "b", "c", "d") and g.edges.tolist() == [[1, 2]]
-    with pytest.raises(ValueError, match="'c', who is not in nodes"):
+    with pytest.raises(ValueError, match=r"^1 row\(s\) name people who are not in nodes"):
         graph_from_polars(log, "s", "r", nodes=["a", "b"])
     with pytest.raises(ValueError, match="not distinct"):
         graph_from_polars(log, "s", "r", nodes=["b", "b", "c"])
@@ -64,20 +66,23 @@ def test_public_node_list():
 
 def test_argument_errors():
     log = pl.DataFrame({"s": [1, None], "r": [2, 3], "n": [1, 2]})
+    people = [1, 2, 3]
     with pytest.raises(TypeError, match="polars DataFrame or LazyFrame"):
-        graph_from_polars({"s": [1]}, "s", "r")
+        graph_from_polars({"s": [1]}, "s", "r", nodes=people)
     with pytest.raises(ValueError, match="column 'x' is not in the frame"):
-        graph_from_polars(log, "x", "r")
+        graph_from_polars(log, "x", "r", nodes=people)
     with pytest.raises(ValueError, match="contain nulls"):
-        graph_from_polars(log, "s", "r")
+        graph_from_polars(log, "s", "r", nodes=people)
+    with pytest.raises(ValueError, match="contain nulls"):
+        graph_from_polars(log, "s", "r", nodes="from data")
     with pytest.raises(TypeError, match="String or List"):
-        graph_from_polars(log.drop_nulls(), "s", "r", labels="n")
+        graph_from_polars(log.drop_nulls(), "s", "r", labels="n", nodes=people)
     with pytest.raises(ValueError, match="directed must be"):
-        graph_from_polars(log, "s", "r", directed="keep")
+        graph_from_polars(log, "s", "r", directed="keep", nodes=people)
     with pytest.raises(ValueError, match="self_loops must be"):
-        graph_from_polars(log, "s", "r", self_loops="keep")
+        graph_from_polars(log, "s", "r", self_loops="keep", nodes=people)
     with pytest.raises(ValueError, match="same column"):
-        graph_from_polars(log, "s", "s")
+        graph_from_polars(log, "s", "s", nodes=people)
     with pytest.raises(TypeError, match="Graph"):
         graph_to_polars(log)
 
@@ -166,10 +171,108 @@ def test_email_eu_core_loaders(shared_data):
 
 def test_empty_tables_and_id_dtypes():
     empty = pl.DataFrame({"s": [], "r": [], "w": []}, schema={"s": pl.Int64, "r": pl.Int64, "w": pl.String})
-    g = graph_from_polars(empty, "s", "r", labels="w")
+    g = graph_from_polars(empty, "s", "r", labels="w", nodes="from data")
     assert (g.num_nodes, g.num_edges, g.vocabulary) == (0, 0, ())
-    g = graph_from_polars(empty, "s", "r", nodes=["x", "y"])
+    empty_text = empty.cast({"s": pl.String, "r": pl.String})
+    g = graph_from_polars(empty_text, "s", "r", nodes=["x", "y"])
     assert g.num_nodes == 2 and g.to_polars().schema == pl.Schema({"src": pl.String, "dst": pl.String})
+    # public node ids of another kind than the columns can never match a row: refused, even on an empty table
+    with pytest.raises(TypeError, match="nodes must be integers, like the Int64 columns"):
+        graph_from_polars(empty, "s", "r", nodes=["x", "y"])
     mixed = dpg.Graph.from_edges([0], [1], num_nodes=2, node_ids=["x", 3])
     assert mixed.to_polars().rows() == [("x", 3)]
+    # ... and that table (a String column beside an Int64 one) does not come back silently
+    with pytest.raises(TypeError, match="one id type in both columns"):
+        graph_from_polars(mixed.to_polars(), nodes="from data")
     assert dpg.Graph.from_edges([0], [1], node_ids=["x", "y"]).to_polars(node_ids=False).rows() == [(0, 1)]
+
+
+def test_id_columns_of_two_types_are_refused():
+    """An int sender column and a str recipient column: is 1 the person "1"? Refused (TypeError)
+    with and without a node list; with nodes=[1, 2, "2", "3"] it used to build a graph."""
+    log = pl.DataFrame({"s": [1, 2], "r": ["2", "3"]})
+    for kwargs in ({"nodes": "from data"}, {"nodes": [1, 2, "2", "3"]}):
+        with pytest.raises(TypeError, match=r"src column 's' has dtype Int64 but the dst column 'r' has dtype String"):
+            graph_from_polars(log, "s", "r", **kwargs)
+    with pytest.raises(TypeError, match="one id type"):
+        graph_from_polars(pl.DataFrame({"s": [1], "r": [2]}, schema={"s": pl.Int32, "r": pl.Int64}), "s", "r", nodes=[1, 2])
+
+
+def test_float_ids_are_refused():
+    """Decision: float ids are refused, NaN or not. NaN is not equal to itself (it used to
+    become a person, or "not in nodes"), -0.0 equals 0.0, and 1.0 vs 1: convert to integers."""
+    nan = float("nan")
+    for log in (
+        pl.DataFrame({"s": [1.0, nan], "r": [2.0, 3.0]}),
+        pl.DataFrame({"s": [1.0, 2.0], "r": [2.0, 3.0]}),  # whole numbers: still a float column
+        pl.DataFrame({"s": [1, 2], "r": [2.0, 3.0]}),
+    ):
+        with pytest.raises(TypeError, match="not floats"):
+            graph_from_polars(log, "s", "r", nodes="from data")
+    with pytest.raises(TypeError, match="not floats"):
+        graph_from_polars(pl.DataFrame({"s": [-0.0], "r": [0.0]}), "s", "r", nodes=[0.0])
+    g = graph_from_polars(pl.DataFrame({"s": [1.0, 2.0], "r": [2.0, 3.0]}).cast(pl.Int64), "s", "r", nodes=[1, 2, 3])
+    assert g.node_ids == (1, 2, 3)
+
+
+def test_node_ids_of_another_kind_are_refused():
+    """Public node ids must be of the columns' kind: True == 1 and 1.0 == 1 in Python, so a node
+    list [True, 2] used to name the person 1 True."""
+    log = pl.DataFrame({"s": [1], "r": [2]})
+    with pytest.raises(TypeError, match=r"nodes must be integers, like the Int64 columns 's'/'r'; got True \(bool\)"):
+        graph_from_polars(log, "s", "r", nodes=[True, 2])
+    with pytest.raises(TypeError, match=r"got 1.0 \(float\)"):
+        graph_from_polars(log, "s", "r", nodes=[1.0, 2])
+    with pytest.raises(TypeError, match="nodes must be strings"):
+        graph_from_polars(log.cast(pl.String), "s", "r", nodes=["1", 2])
+    assert graph_from_polars(log, "s", "r", nodes=np.arange(1, 4)).node_ids == (1, 2, 3)
+    assert graph_from_polars(log.cast(pl.String).cast(pl.Categorical), "s", "r", nodes=["1", "2"]).node_ids == ("1", "2")
+
+
+def test_the_node_set_must_be_public():
+    """Finding 6: without nodes= the node set was read from the private table. Removing one
+    pair's messages (eve's only one) then removed eve: the graphs were at EdgeDistance inf and
+    every later node index moved. Now nodes= is required, and "from data" is an explicit opt-in."""
+    log = pl.DataFrame({"s": ["ann", "bob", "eve"], "r": ["bob", "cy", "bob"]})
+    without_eve = log.filter(pl.col("s") != "eve")  # one pair's messages removed
+    for call in (lambda t: graph_from_polars(t, "s", "r"), lambda t: dpg.Graph.from_polars(t, "s", "r")):
+        for table in (log, without_eve):
+            with pytest.raises(TypeError, match=r'needs nodes=, the public list of people.*nodes="from data"'):
+                call(table)
+    people = ["ann", "bob", "cy", "dee", "eve"]
+    g, h = graph_from_polars(log, "s", "r", nodes=people), graph_from_polars(without_eve, "s", "r", nodes=people)
+    assert g.node_ids == h.node_ids == tuple(people)
+    assert dpg.EdgeDistance().distance(g, h) == 1
+    # a release on the public node set: the neighbours are covered at the edge-level epsilon
+    dp.enable_features("contrib", "honest-but-curious")
+    count = dpg.make_edge_count(dpg.graph_domain(), dpg.edge_distance()) >> dp.m.then_laplace(scale=1.0)
+    assert isinstance(count(g), int) and count.map(dpg.EdgeDistance().distance(g, h)) == pytest.approx(1.0)
+    # the opt-in: disclosed, and not covered by any guarantee (the node sets differ)
+    g_data = graph_from_polars(log, "s", "r", nodes="from data")
+    h_data = graph_from_polars(without_eve, "s", "r", nodes="from data")
+    assert g_data.node_ids == ("ann", "bob", "cy", "eve") and h_data.node_ids == ("ann", "bob", "cy")
+    assert dpg.EdgeDistance().distance(g_data, h_data) == float("inf")
+    with pytest.raises(ValueError, match="public list of people or 'from data'"):
+        graph_from_polars(log, "s", "r", nodes="from_data")
+
+
+def test_graph_to_polars_suggests_the_conversion():
+    """Finding 7: the "expected a Graph" message is the package's shared one, with the hint."""
+    with pytest.raises(TypeError, match=r"^expected an opendp_graph\.Graph, got polars\.DataFrame; convert it with dpg\.Graph\.from_polars"):
+        graph_to_polars(pl.DataFrame({"src": [0], "dst": [1]}))
+    with pytest.raises(TypeError, match=r"^expected an opendp_graph\.Graph, got list$"):
+        graph_to_polars([(0, 1)])
+
+
+def test_people_outside_nodes_are_counted_not_named():
+    """Finding 8: "the table names 'eve', who is not in nodes" named a person of the private
+    table; the message now depends only on how many rows name outsiders."""
+    staff = ["ann", "bob", "cy"]
+    messages = set()
+    for outsider in ("eve", "mallory"):
+        log = pl.DataFrame({"s": ["ann", outsider, "bob"], "r": ["bob", "cy", outsider]})
+        with pytest.raises(ValueError, match=r"^2 row\(s\) name people who are not in nodes") as info:
+            graph_from_polars(log, "s", "r", nodes=staff)
+        assert outsider not in str(info.value)
+        messages.add(str(info.value))
+    assert len(messages) == 1

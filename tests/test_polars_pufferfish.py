@@ -31,7 +31,7 @@ def _rows(graph):
 def test_one_coupled_flip_moves_at_most_flip_bound_rows(model):
     """For every pair of labelled graphs (<= 4 nodes, <= 4 edges, one property) related by one
     coupled secret flip of the model, the edge-label tables differ in <= F rows; attained."""
-    unit = pufferfish_unit(model)
+    unit = pufferfish_unit(model, structure=dpg.Graph.from_edges([0], [1]))
     relation = dpg.pufferfish_distance(model).descriptor
     assert unit.per_unit == model.flip_bound
     worst = related_pairs = 0
@@ -53,16 +53,16 @@ def test_one_coupled_flip_moves_at_most_flip_bound_rows(model):
 def test_edge_label_table_check():
     g = dpg.Graph.from_edges([0, 1], [1, 2], labels=[["gas", "power"], ["gas"]])
     table = edge_label_table(g)
-    unit = pufferfish_unit(dpg.pufferfish.EdgeLevelModel())
+    unit = pufferfish_unit(dpg.pufferfish.EdgeLevelModel(), structure=g)
     unit.check(table)
     with pytest.raises(ValueError, match="not an edge-label table"):
         unit.check(pl.concat([table, table.head(1)]))
     with pytest.raises(ValueError, match="not an edge-label table"):
         unit.check(table.with_columns(pl.lit(None, dtype=pl.String).alias("label")))
     with pytest.raises(ValueError, match="label column 'word'"):
-        pufferfish_unit(dpg.pufferfish.EdgeLevelModel(), label="word").check(table)
+        pufferfish_unit(dpg.pufferfish.EdgeLevelModel(), structure=g, label="word").check(table)
     with pytest.raises(TypeError, match="correlation model"):
-        pufferfish_unit("binomial")
+        pufferfish_unit("binomial", structure=g)
     with pytest.raises(ValueError, match="labeled graph"):
         edge_label_table(g.without_labels())
     assert "one row per (edge, label)" in repr(unit)
@@ -71,7 +71,7 @@ def test_edge_label_table_check():
 def test_enron_label_counts_under_a_binomial_model(shared_data):
     g = dpg.datasets.load_enron(shared_data / "enron-perry-wolfe")
     model = dpg.pufferfish.BinomialModel.fit(g)  # fitted on the private graph: flagged below
-    unit = pufferfish_unit(model, "src", "dst")
+    unit = pufferfish_unit(model, "src", "dst", structure=g)
     assert unit.extra["data_dependent"] and "fitted on the private data" in unit.guarantee
     table = edge_label_table(g).filter(pl.col("label").is_in(VOCABULARY))
     ctx = compositor(table, unit, dp.loss_of(epsilon=1.0), split_evenly_over=1)
@@ -87,12 +87,15 @@ def test_enron_label_counts_under_a_binomial_model(shared_data):
     assert sorted(released["label"].to_list()) == sorted(VOCABULARY)
     assert ctx.spent(1) == pytest.approx(1.0)
 
-    # the graph pipeline for the same counts (dpg.then_label_counts with a per-edge
-    # contribution bound c) pays 2F: the table route needs no contribution bound, since a flip
-    # touches one label only
+    # the graph pipeline for the same counts (dpg.then_label_counts with c = |vocabulary|, so the
+    # contribution bound never drops a property): a flip moves one label's count by at most
+    # max(W, 1) <= F, no more than the table route; with c < |vocabulary| it pays 2·max(hi, 1 − lo)
     space = dpg.graph_domain(labeled=True), dpg.pufferfish_distance(model)
     graph_meas = space >> dpg.then_label_counts(len(VOCABULARY), VOCABULARY) >> dp.m.then_laplace(scale=float(F))
-    assert graph_meas.map(1) == pytest.approx(2.0, rel=1e-12)
+    assert graph_meas.map(1) == pytest.approx(max(model.W, 1) / F, rel=1e-12)
+    lo, hi = min(model.gaps.d_min, 1), max(model.gaps.d_max, 1)
+    binding = space >> dpg.then_label_counts(1, VOCABULARY) >> dp.m.then_laplace(scale=float(F))
+    assert binding.map(1) == pytest.approx(2 * max(hi, 1 - lo) / F, rel=1e-12)
     # and without noise the two pipelines compute the same counts
     truth = dict(table.group_by("label").len().rows())
     column = {w: j for j, w in enumerate(g.vocabulary)}
@@ -102,11 +105,48 @@ def test_enron_label_counts_under_a_binomial_model(shared_data):
 
 def test_check_privacy_unit_for_a_pufferfish_unit():
     model = dpg.pufferfish.MarkovQuiltModel(5)
-    unit = pufferfish_unit(model)
-    dpg.polars.check_privacy_unit(dp.unit_of(contributions=5), unit)
+    g = dpg.Graph.from_edges([0, 1], [1, 2], labels=[["gas", "power"], ["gas"]])
+    unit = pufferfish_unit(model, structure=g)
+    table = edge_label_table(g)
+    dpg.polars.check_privacy_unit(dp.unit_of(contributions=5), unit, frame=table)
+    # the unit rests on the table being an edge-label table, which only the table can show
+    with pytest.raises(ValueError, match="pass frame="):
+        dpg.polars.check_privacy_unit(dp.unit_of(contributions=5), unit)
     with pytest.raises(ValueError, match="d_in=4 rows does not cover"):
         dpg.polars.check_privacy_unit(dp.unit_of(contributions=4), unit)
     with pytest.raises(ValueError, match="Pufferfish unit"):
         dpg.polars.check_privacy_unit(
             dp.unit_of(contributions=[dp.polars.Bound(per_group=5), dp.polars.Bound(by=["label"], per_group=5)]), unit
         )
+
+
+def test_the_unit_covers_only_its_models_secrets():
+    # issue 11 through the Polars route: a model that does not cover the structure, pairs outside
+    # the structure, and (Conditional model) labels the model never saw are refused before a release
+    star = dpg.Graph.from_edges([0] * 10, list(range(1, 11)), labels=[["gas"]] * 10)
+    with pytest.raises(ValueError, match="does not cover this structure"):
+        pufferfish_unit(dpg.pufferfish.MarkovQuiltModel(3), structure=star)
+    with pytest.raises(TypeError, match="public graph structure"):
+        pufferfish_unit(dpg.pufferfish.MarkovQuiltModel(3), structure=edge_label_table(star))
+    covered = pufferfish_unit(dpg.pufferfish.MarkovQuiltModel.for_graph(star), structure=star)
+    table = edge_label_table(star)
+    count = lambda ctx: ctx.query().select(dp.len(signed=False)).release().collect().item()  # noqa: E731
+    assert isinstance(count(compositor(table, covered, dp.loss_of(epsilon=1.0), split_evenly_over=1)), int)
+    messages = set()
+    for stray in ({"src": [1], "dst": [2], "label": ["gas"]}, {"src": [3], "dst": [7], "label": ["oil"]}):
+        bad = pl.concat([table, pl.DataFrame(stray, schema=table.schema)])
+        with pytest.raises(ValueError, match="not edges of the structure") as info:
+            compositor(bad, covered, dp.loss_of(epsilon=1.0), split_evenly_over=1)
+        messages.add(str(info.value))
+    assert len(messages) == 1  # which pair is outside is not said
+
+    g = dpg.Graph.from_edges([0, 1, 2], [1, 2, 3], labels=[["p"], ["p", "q"], ["q"]])
+    conditional = dpg.pufferfish.ConditionalModel.fit(g, source="public")
+    unit = pufferfish_unit(conditional, structure=g)
+    seen = edge_label_table(g)
+    unseen = edge_label_table(g.with_label_sets([["p", "x"], ["q"], ["x"]]))
+    with pytest.raises(ValueError, match="outside the model's vocabulary"):
+        compositor(unseen, unit, dp.loss_of(epsilon=1.0), split_evenly_over=1)
+    kept = unseen.filter(pl.col("label").is_in(conditional.vocabulary))
+    for ok in (seen, kept):
+        assert isinstance(count(compositor(ok, unit, dp.loss_of(epsilon=1.0), split_evenly_over=1)), int)

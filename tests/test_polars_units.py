@@ -205,10 +205,11 @@ def test_declared_bound_is_checked_on_the_table():
 
 def test_check_privacy_unit_accepts_what_opendp_means():
     person = person_unit("s", "r", max_messages=3)
-    check_privacy_unit(dp.unit_of(contributions=6), person)
-    check_privacy_unit(dp.unit_of(contributions=7), person)
-    check_privacy_unit(dp.unit_of(contributions=3), person_unit("s", "r", max_messages=3, neighbouring="add_remove"))
-    check_privacy_unit(dp.unit_of(contributions=[dp.polars.Bound(per_group=6)]), person)
+    frame = pl.DataFrame({"s": [0, 1], "r": [1, 2]})
+    check_privacy_unit(dp.unit_of(contributions=6), person, frame)
+    check_privacy_unit(dp.unit_of(contributions=7), person, frame)
+    check_privacy_unit(dp.unit_of(contributions=3), person_unit("s", "r", max_messages=3, neighbouring="add_remove"), frame)
+    check_privacy_unit(dp.unit_of(contributions=[dp.polars.Bound(per_group=6)]), person, frame.lazy())
     check_privacy_unit(dp.unit_of(contributions=1, identifier=pair_identifier("s", "r")), edge_unit("s", "r"))
     check_privacy_unit(dp.unit_of(contributions=2, identifier=pair_identifier("s", "r")), edge_group_unit(2, "s", "r"))
     check_privacy_unit((dp.change_one_id_distance(pair_identifier("s", "r")), 1), edge_content_unit("s", "r"))
@@ -282,3 +283,115 @@ def test_check_privacy_unit_argument_errors():
         check_privacy_unit(dp.symmetric_distance(), edge_unit("s", "r"))
     with pytest.raises(TypeError, match="integer"):
         check_privacy_unit((dp.symmetric_distance(), 2.5), person_unit("s", "r", max_messages=1))
+
+
+# ------------------------------------------------------------------ preconditions on the ids
+SEP = "\x1f"
+ALL_UNITS = [
+    edge_unit("s", "r"),
+    edge_unit("s", "r", max_messages=5),
+    edge_group_unit(2, "s", "r"),
+    edge_content_unit("s", "r"),
+    edge_content_unit("s", "r", max_messages=5),
+    person_unit("s", "r", max_messages=5),
+    person_unit("s", "r", max_messages=5, neighbouring="add_remove"),
+]
+UNIT_IDS = ["edge-id", "edge-rows", "group-id", "content-id", "content-rows", "person", "person-add-remove"]
+
+
+def test_pair_identifier_of_a_row_with_a_null_endpoint_is_null():
+    """Polars' min/max_horizontal skip nulls: (null, c) used to become the pair c-c, joining the
+    real self-pair (c, c); now its identifier is null."""
+    frame = pl.DataFrame({"s": [None, "c", "c", "a"], "r": ["c", None, "c", None]})
+    keys = frame.select(pair_identifier("s", "r").alias("p"))["p"].to_list()
+    assert keys == [None, None, f"c{SEP}c", None]
+
+
+def test_opendp_treats_null_identifiers_as_one_identifier():
+    """What OpenDP does with the null identifier of a hand-built dp.Context: all null-identifier
+    rows form one group (truncate_per_group(1) keeps one of them), never a real pair's group.
+    Rows (null, c) and (null, d) used to become the pairs c-c and d-d (two groups)."""
+    frame = pl.DataFrame({"s": [None, None, "a"], "r": ["c", "d", "b"]})
+    for metric in (dp.symmetric_id_distance, dp.change_one_id_distance):
+        ctx = dp.Context.compositor(
+            data=frame.lazy(),
+            privacy_unit=(metric(pair_identifier("s", "r")), 1),
+            privacy_loss=dp.loss_of(epsilon=1.0),
+            split_evenly_over=1,
+        )
+        query = ctx.query().truncate_per_group(1, keep="first").select(dp.len(signed=False))
+        domain, input_metric = ctx.accountant.input_space
+        # a negligible noise scale: the noise is 0 except with probability ~exp(-1e6)
+        m = dp.m.make_private_lazyframe(domain, input_metric, ctx.accountant.output_measure, lazyframe=query.polars_plan, global_scale=1e-6)
+        assert m(frame.lazy()).collect().item() == 2  # {a, b} and the null identifier
+
+
+@pytest.mark.parametrize(
+    "frame, error, message",
+    [
+        (pl.DataFrame({"s": [None, "c"], "r": ["c", "d"]}), ValueError, r"the src/dst columns 's'/'r' contain nulls"),
+        (pl.DataFrame({"s": ["a", "c"], "r": ["c", None]}), ValueError, r"the src/dst columns 's'/'r' contain nulls"),
+        (pl.DataFrame({"s": [1, 2], "r": ["1", "3"]}), TypeError, r"src column 's' has dtype Int64 but the dst column 'r' has dtype String"),
+        (pl.DataFrame({"s": [1.0, float("nan")], "r": [2.0, 3.0]}), TypeError, r"not floats"),
+        (pl.DataFrame({"s": [1.0, 2.0], "r": [2.0, 3.0]}), TypeError, r"not floats"),
+        (pl.DataFrame({"s": [1, 2], "r": [2.0, 3.0]}), TypeError, r"not floats"),
+        (pl.DataFrame({"s": [1, 2], "r": [2, 3]}, schema={"s": pl.Int32, "r": pl.Int64}), TypeError, r"one id type"),
+        (pl.DataFrame({"s": [True, False], "r": [True, True]}), TypeError, r"dtype Boolean: person ids must be integers or strings"),
+    ],
+    ids=["null-src", "null-dst", "int-str", "nan", "whole-floats", "int-float", "int32-int64", "bool"],
+)
+def test_invalid_ids_are_refused_everywhere(frame, error, message):
+    """rows_per_person, rows_per_pair, every unit's check and check_privacy_unit(frame=) refuse
+    null endpoints (ValueError) and ids of a float or of two dtypes (TypeError). They used to
+    count a person "null", put (null, c) in the pair c-c, merge 1 and "1", or fail in Polars."""
+    with pytest.raises(error, match=message):
+        rows_per_person(frame, "s", "r")
+    with pytest.raises(error, match=message):
+        rows_per_pair(frame, "s", "r")
+    for unit in ALL_UNITS:
+        with pytest.raises(error, match=message):
+            unit.check(frame)
+        with pytest.raises(error, match=message):
+            check_privacy_unit(unit.privacy_unit, unit, frame.lazy())
+
+
+def test_refusal_message_does_not_depend_on_where_the_null_is():
+    """The null message names the fact only: the same text whichever row or column holds it."""
+    frames = [
+        pl.DataFrame({"s": [None, "b", "c"], "r": ["b", "c", "a"]}),
+        pl.DataFrame({"s": ["a", "b", "c"], "r": ["b", None, "a"]}),
+        pl.DataFrame({"s": [None, None, None], "r": [None, None, None]}, schema={"s": pl.String, "r": pl.String}),
+    ]
+    for unit in ALL_UNITS:
+        messages = set()
+        for frame in frames:
+            with pytest.raises(ValueError) as info:
+                unit.check(frame)
+            messages.add(str(info.value))
+        assert len(messages) == 1
+
+
+def test_text_ids_of_one_dtype_are_fine():
+    frame = pl.DataFrame({"s": ["a", "b"], "r": ["b", "c"]}).with_columns(pl.col("s", "r").cast(pl.Categorical))
+    assert dict(rows_per_person(frame, "s", "r").rows()) == {"a": 1, "b": 2, "c": 1}
+    for unit in ALL_UNITS:
+        unit.check(frame)
+    with pytest.raises(TypeError, match="one id type"):
+        rows_per_person(frame.with_columns(pl.col("r").cast(pl.String)), "s", "r")
+
+
+def test_per_group_bounds_are_read_only_from_a_valid_table():
+    """check_privacy_unit verifies per-group bounds on the frame only after the frame's
+    preconditions: a null endpoint used to be counted as a person with its own groups."""
+    person = person_unit("s", "r", max_messages=6)
+    unit = dp.unit_of(contributions=[dp.polars.Bound(per_group=12), dp.polars.Bound(by=["dept"], per_group=12, num_groups=12)])
+    frame = pl.DataFrame({"s": [0, None], "r": [1, 2], "dept": ["a", "b"]})
+    check_privacy_unit(unit, person, frame.drop_nulls())
+    with pytest.raises(ValueError, match="contain nulls"):
+        check_privacy_unit(unit, person, frame)
+
+
+def test_units_refuse_one_column_for_both_endpoints():
+    for make in (edge_unit, edge_content_unit, lambda s, r: person_unit(s, r, max_messages=1), lambda s, r: edge_group_unit(2, s, r)):
+        with pytest.raises(ValueError, match="same column 's'"):
+            make("s", "s")

@@ -10,13 +10,24 @@ chooses *what to protect* and then writes ordinary OpenDP Polars queries::
     keys = pl.DataFrame({"department": public_department_names})
     ctx.query().group_by("department").agg(dp.len(signed=False)).with_keys(keys).release().collect()
 
-* converters: :func:`graph_from_polars` (also ``Graph.from_polars``) and :func:`graph_to_polars`;
+* converters: :func:`graph_from_polars` (also ``Graph.from_polars``; ``nodes=``, the public list
+  of people, is required) and :func:`graph_to_polars`;
 * units: :func:`edge_unit`, :func:`edge_group_unit`, :func:`edge_content_unit`,
   :func:`person_unit`, :func:`pufferfish_unit` on an :func:`edge_label_table` (each a
   :class:`PrivacyUnit` with the OpenDP ``(metric, d_in)``);
-* checks: :func:`check_privacy_unit` (does a hand-written ``dp.unit_of`` protect the unit?),
-  :func:`rows_per_person`, :func:`rows_per_pair`;
-* accounting: :func:`compositor` → :class:`UnitContext`, :func:`loss_for`.
+* checks: :func:`check_privacy_unit` (does a hand-written ``dp.unit_of`` protect the unit?
+  ``frame=`` is required for a unit with a declared bound), :func:`rows_per_person`,
+  :func:`rows_per_pair`;
+* accounting: :func:`compositor` → :class:`UnitContext`, :func:`loss_for` (which first checks
+  that the measurement's input metric expresses the unit).
+
+Every unit (and the converters and checks) needs the id columns to hold one integer or text
+dtype and no nulls; :func:`compositor` checks that, and each declared bound, on the very table
+its releases read, before the context exists (preconditions: the ``_units`` module docstring).
+It also refuses margins that one unit can break (``invariant="lengths"``, and
+``invariant="keys"`` grouped by the unit's own columns) and a ``domain=`` carrying margins. Release
+through :func:`compositor`: ``unit.privacy_unit`` given to ``dp.Context.compositor`` directly
+checks nothing (see :attr:`PrivacyUnit.privacy_unit`).
 
 Nothing is lifted to the top level (``__all__`` is empty): use ``dpg.polars.<name>``.
 """

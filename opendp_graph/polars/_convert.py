@@ -9,17 +9,21 @@ edge are the union of the labels of all the messages on it, in either direction.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
+from .._checks import not_a_graph
 from ..graph import Graph
 
 __all__ = ["graph_from_polars", "graph_to_polars"]
 
 _DIRECTED = ("ignore", "mutual")
 _SELF_LOOPS = ("error", "drop")
+FROM_DATA = "from data"
+"""The ``nodes=`` value that derives the node set from the table (disclosed, not protected)."""
 
 
 def _as_lazy(frame: Any, what: str = "frame"):
@@ -32,12 +36,76 @@ def _as_lazy(frame: Any, what: str = "frame"):
     raise TypeError(f"{what} must be a polars DataFrame or LazyFrame, got {type(frame).__name__}")
 
 
-def _check_column(schema: Any, name: Any, role: str) -> str:
+def _check_column(schema: Any, name: Any, role: str, where: str = "frame") -> str:
     if not isinstance(name, str):
         raise TypeError(f"{role} must be a column name (str), got {name!r}")
     if name not in schema:
-        raise ValueError(f"{role} column {name!r} is not in the frame; its columns are {list(schema)}")
+        raise ValueError(f"{role} column {name!r} is not in the {where}; its columns are {list(schema)}")
     return name
+
+
+def _id_kind(dtype: Any) -> str | None:
+    """``"integer"`` or ``"text"`` for a dtype that can hold person ids, else ``None``."""
+    import polars as pl
+
+    if dtype.is_integer():
+        return "integer"
+    if dtype == pl.String or isinstance(dtype, (pl.Categorical, pl.Enum)):
+        return "text"
+    return None
+
+
+def _check_id_columns(schema: Any, src: Any, dst: Any, where: str = "frame") -> str:
+    """The schema-level (public) preconditions on the two person-id columns; returns their kind.
+
+    Both columns exist and are distinct, and hold ids of one and the same dtype, integer or text
+    (``String``, ``Categorical``, ``Enum``). Floats are refused: ``NaN`` is not equal to itself,
+    ``-0.0`` equals ``0.0``, and ``1.0`` prints differently from ``1``, so "who is one person"
+    would depend on the code path. Different dtypes are refused: compared as strings (the pair
+    identifier) ``1`` and ``"1"`` would be one person; compared as values, never.
+    """
+    src = _check_column(schema, src, "src", where)
+    dst = _check_column(schema, dst, "dst", where)
+    if src == dst:
+        raise ValueError(f"src and dst name the same column {src!r}")
+    for name, role in ((src, "src"), (dst, "dst")):
+        dtype = schema[name]
+        if _id_kind(dtype) is not None:
+            continue
+        if dtype.is_float():
+            raise TypeError(
+                f"the {role} column {name!r} has dtype {dtype}: person ids must be integers or strings, not floats "
+                "(NaN is not equal to itself, -0.0 equals 0.0, and 1.0 prints differently from 1); convert the "
+                "column, e.g. to pl.Int64 after checking that every value is a whole number (a cast truncates 1.5 to 1)"
+            )
+        raise TypeError(
+            f"the {role} column {name!r} has dtype {dtype}: person ids must be integers or strings "
+            "(an integer dtype, String, Categorical or Enum)"
+        )
+    if schema[src] != schema[dst]:
+        raise TypeError(
+            f"the src column {src!r} has dtype {schema[src]} but the dst column {dst!r} has dtype {schema[dst]}: "
+            "a person needs one id type in both columns (as strings 1 and '1' would be one person, as values never "
+            "the same); cast both columns to one dtype"
+        )
+    return _id_kind(schema[src])  # type: ignore[return-value]
+
+
+def _refuse_null_ids(lazy: Any, src: str, dst: str) -> None:
+    """The data-level precondition: no null endpoint. The message is the same whichever row or
+    column holds the null, so a refusal reveals only that the table is invalid."""
+    import polars as pl
+
+    if lazy.select((pl.col(src).is_null() | pl.col(dst).is_null()).any()).collect().item():
+        raise ValueError(f"the src/dst columns {src!r}/{dst!r} contain nulls; every message needs a sender and a recipient")
+
+
+def _valid_ids(frame: Any, src: Any, dst: Any, where: str = "table"):
+    """``frame`` as a LazyFrame after every precondition on its id columns (schema, then nulls)."""
+    lazy = _as_lazy(frame)
+    _check_id_columns(lazy.collect_schema(), src, dst, where)
+    _refuse_null_ids(lazy, src, dst)
+    return lazy
 
 
 def graph_from_polars(
@@ -46,7 +114,7 @@ def graph_from_polars(
     dst: str = "dst",
     labels: str | None = None,
     *,
-    nodes: Sequence[Any] | None = None,
+    nodes: Sequence[Any] | str | None = None,
     directed: str = "ignore",
     self_loops: str = "error",
 ) -> Graph:
@@ -58,18 +126,34 @@ def graph_from_polars(
         A ``polars.DataFrame`` or ``polars.LazyFrame`` with one row per message (extra columns
         are ignored). It is not modified.
     src, dst
-        Names of the sender and recipient columns (any hashable values; no nulls).
+        Names of the sender and recipient columns. Both must have the same dtype, an integer
+        dtype or text (``String``, ``Categorical``, ``Enum``): an int sender column with a str
+        recipient column is a ``TypeError`` (is ``1`` the person ``"1"``?), and so is a float
+        column, even one holding whole numbers only (``NaN``, ``-0.0`` and ``1.0`` vs ``1`` make
+        identity ambiguous; convert it to integers first). No nulls (``ValueError``).
     labels
         Optional name of a column holding each message's labels: a ``String`` column (one label
-        per row; ``null`` = none) or a ``List(String)`` column (``null`` or ``[]`` = none). All
+        per row; ``null`` = none) or a ``List(String)`` column (``null`` or ``[]`` = none; a
+        ``null`` inside a list is ignored). All
         the messages between two people are merged into one edge whose labels are the union of
         theirs. ``None`` (default) gives an unlabeled graph.
     nodes
-        Optional *public* list of the people (the node set). If given, node ``i`` is
-        ``nodes[i]``, people who exchanged no message are isolated nodes, and a row naming
-        someone outside the list is an error. If omitted, the node set is the sorted set of
-        people seen in the table: that set is then read from the data, so treat it as public
-        (every graph metric of this package assumes a public node set).
+        **Required**: the *public* list of the people (the node set), or ``"from data"``.
+        Node ``i`` is ``nodes[i]``, people who exchanged no message are isolated nodes, and a
+        row naming someone outside the list is an error (``ValueError`` that counts such rows
+        without naming anyone). The ids must be of the columns' kind: integers (not ``bool``,
+        not ``float``) for integer columns, ``str`` for text columns (else ``TypeError``:
+        ``True == 1`` and ``1.0 == 1`` in Python).
+
+        Every graph metric of this package assumes a public node set: neighbouring graphs have
+        the same nodes, in the same order. A node set read from the private table breaks that:
+        removing one pair's messages can remove a person, which changes the node set and every
+        later node index, so the two graphs are at distance ``inf`` (no guarantee covers them)
+        and node-indexed results (Blowfish policies, the degree projection's order) move.
+        ``nodes="from data"`` opts into exactly that, explicitly: the node set is the sorted set
+        of people seen in the table, it is *derived from and disclosed by the data*, and no
+        guarantee of this package covers it (use it for public data, or when the set of people
+        is itself public and every one of them appears). Omitting ``nodes`` is a ``TypeError``.
     directed
         ``"ignore"`` (default): ``u→v`` and ``v→u`` are the same undirected edge.
         ``"mutual"``: keep the pair ``{u, v}`` only if messages went both ways (a common way to
@@ -81,14 +165,16 @@ def graph_from_polars(
     Returns
     -------
     Graph
-        with ``node_ids`` the people, sorted or in the order of ``nodes``.
+        with ``node_ids`` the people, in the order of ``nodes`` (sorted for ``"from data"``).
 
     Raises
     ------
     TypeError
-        ``frame`` is not a Polars frame, or the label column has the wrong type.
+        ``nodes`` is missing, ``frame`` is not a Polars frame, the id columns are not integers
+        or text or differ in dtype, ``nodes`` holds ids of another kind, or the label column
+        has the wrong type.
     ValueError
-        a column is missing, an endpoint is null, a person is not in ``nodes``, or a
+        a column is missing, an endpoint is null, rows name people outside ``nodes``, or a
         self-message is found with ``self_loops="error"``.
 
     Examples
@@ -97,13 +183,24 @@ def graph_from_polars(
     >>> log = pl.DataFrame({"sender": ["ann", "bob", "ann", "cy"],
     ...                     "recipient": ["bob", "ann", "cy", "ann"],
     ...                     "word": ["lunch", "re", "memo", None]})
-    >>> g = dpg.Graph.from_polars(log, src="sender", dst="recipient", labels="word")
+    >>> staff = ["ann", "bob", "cy", "dee"]  # public: the people of the organisation
+    >>> g = dpg.Graph.from_polars(log, src="sender", dst="recipient", labels="word", nodes=staff)
     >>> g, g.node_ids
-    (Graph(num_nodes=3, num_edges=2, labeled=True), ('ann', 'bob', 'cy'))
+    (Graph(num_nodes=4, num_edges=2, labeled=True), ('ann', 'bob', 'cy', 'dee'))
     >>> sorted(g.edge_labels(0, 1))
     ['lunch', 're']
-    >>> dpg.Graph.from_polars(log, src="sender", dst="recipient", directed="mutual").num_edges
+    >>> dpg.Graph.from_polars(log, src="sender", dst="recipient", directed="mutual", nodes=staff).num_edges
     2
+    >>> dpg.Graph.from_polars(log, src="sender", dst="recipient", nodes="from data").node_ids  # disclosed
+    ('ann', 'bob', 'cy')
+    >>> dpg.Graph.from_polars(log, src="sender", dst="recipient", nodes=["ann", "bob"])
+    Traceback (most recent call last):
+    ...
+    ValueError: 2 row(s) name people who are not in nodes (the public list of people); add them to nodes, or remove those rows
+    >>> dpg.Graph.from_polars(pl.DataFrame({"s": [1, 2], "r": ["2", "3"]}), "s", "r", nodes="from data")
+    Traceback (most recent call last):
+    ...
+    TypeError: the src column 's' has dtype Int64 but the dst column 'r' has dtype String: a person needs one id type in both columns (as strings 1 and '1' would be one person, as values never the same); cast both columns to one dtype
     """
     import polars as pl
 
@@ -111,12 +208,27 @@ def graph_from_polars(
         raise ValueError(f"directed must be one of {_DIRECTED}, got {directed!r}")
     if self_loops not in _SELF_LOOPS:
         raise ValueError(f"self_loops must be one of {_SELF_LOOPS}, got {self_loops!r}")
+    if nodes is None:
+        raise TypeError(
+            "graph_from_polars needs nodes=, the public list of people (the node set must be public: read from "
+            "the table, it changes with one pair's messages and no guarantee covers it); pass nodes=\"from data\" "
+            "to derive it from the table anyway, disclosed and unprotected"
+        )
+    from_data = isinstance(nodes, str)
+    if from_data and nodes != FROM_DATA:
+        raise ValueError(f"nodes must be the public list of people or {FROM_DATA!r}, got {nodes!r}")
     lazy = _as_lazy(frame)
     schema = lazy.collect_schema()
-    src = _check_column(schema, src, "src")
-    dst = _check_column(schema, dst, "dst")
-    if src == dst:
-        raise ValueError(f"src and dst name the same column {src!r}")
+    kind = _check_id_columns(schema, src, dst)
+    if not from_data:
+        nodes = list(nodes)
+        for person in nodes:
+            if not (isinstance(person, str) if kind == "text" else isinstance(person, Integral) and not isinstance(person, bool)):
+                want = "strings" if kind == "text" else "integers"
+                raise TypeError(
+                    f"nodes must be {want}, like the {schema[src]} columns {src!r}/{dst!r}; got {person!r} "
+                    f"({type(person).__name__})"
+                )
     if labels is not None:
         labels = _check_column(schema, labels, "labels")
         dtype = schema[labels]
@@ -134,19 +246,22 @@ def graph_from_polars(
         raise ValueError(f"the src/dst columns {src!r}/{dst!r} contain nulls; every message needs a sender and a recipient")
 
     # people -> node indices
-    if nodes is not None:
-        people = list(nodes)
+    if from_data:  # disclosed: the node set is read from the private table (docstring)
+        people = sorted(set(table["_src"].to_list()) | set(table["_dst"].to_list()))
+    else:
+        people = list(nodes)  # type: ignore[arg-type]
         if len(set(people)) != len(people):
             raise ValueError("nodes are not distinct")
-        index = {p: i for i, p in enumerate(people)}
-    else:
-        people = sorted(set(table["_src"].to_list()) | set(table["_dst"].to_list()))
-        index = {p: i for i, p in enumerate(people)}
-    try:
-        u = np.fromiter((index[p] for p in table["_src"].to_list()), dtype=np.int64, count=table.height)
-        v = np.fromiter((index[p] for p in table["_dst"].to_list()), dtype=np.int64, count=table.height)
-    except KeyError as err:
-        raise ValueError(f"the table names {err.args[0]!r}, who is not in nodes") from None
+    index = {p: i for i, p in enumerate(people)}
+    u = np.fromiter((index.get(p, -1) for p in table["_src"].to_list()), dtype=np.int64, count=table.height)
+    v = np.fromiter((index.get(p, -1) for p in table["_dst"].to_list()), dtype=np.int64, count=table.height)
+    outside = int(((u < 0) | (v < 0)).sum())
+    if outside:
+        # on private data: how many rows, never who (a name here would disclose a person)
+        raise ValueError(
+            f"{outside} row(s) name people who are not in nodes (the public list of people); add them to nodes, "
+            "or remove those rows"
+        )
 
     keep = u != v
     if not keep.all():
@@ -215,7 +330,7 @@ def graph_to_polars(graph: Graph, *, src: str = "src", dst: str = "dst", labels:
     import polars as pl
 
     if not isinstance(graph, Graph):
-        raise TypeError(f"expected an opendp_graph.Graph, got {type(graph).__name__}")
+        raise TypeError(not_a_graph(graph))
     names = [src, dst] + ([labels] if graph.is_labeled else [])
     if len(set(names)) != len(names):
         raise ValueError(f"column names must be distinct, got {names}")
