@@ -182,3 +182,12 @@ def test_point_mass_secrets_recover_edge_dp_epsilon_exactly():
             secrets.append((w0, w1))
     res = exact_epsilon(t, dist, scale=scale, secrets=secrets)
     assert res.epsilon == pytest.approx(t.map(1) / scale)
+
+
+def test_a_measurement_is_not_a_query():
+    # exact_epsilon adds the noise itself; a measurement's values are random draws, not exact values
+    t = (dpg.graph_domain(num_nodes=3), dpg.edge_distance()) >> dpg.then_edge_count()
+    d = GraphDistribution.independent_edges(3, 0.3)
+    assert exact_epsilon(t, d, scale=1.0).epsilon == pytest.approx(1.0)
+    with pytest.raises(TypeError, match="not a Measurement"):
+        exact_epsilon(t >> dp.m.then_laplace(scale=1.0), d, scale=1.0)

@@ -185,10 +185,46 @@ def test_edge_secret_guarantee_rejects():
     zc = (dpg.graph_domain(), dpg.edge_distance()) >> dpg.then_edge_count() >> dp.m.then_gaussian(scale=1.0)
     with pytest.raises(ValueError, match="convert"):
         edge_secret_guarantee(zc)
+    # metrics under which a one-edge change is not a neighbouring change promise nothing about edges:
+    # refused, also with an explicit d_in (which once reported ε = 0 for an exact edge count)
     lab = (dpg.graph_domain(labeled=True), dpg.edge_label_distance()) >> dpg.then_edge_count() >> dp.m.then_laplace(scale=1.0)
-    with pytest.raises(ValueError, match="d_in"):
-        edge_secret_guarantee(lab)
-    assert edge_secret_guarantee(lab, d_in=1).epsilon_edge_dp == lab.map(1)
+    for kwargs in ({}, {"d_in": 1}):
+        with pytest.raises(ValueError, match="infinite distance"):
+            edge_secret_guarantee(lab, **kwargs)
+    vip = (dpg.graph_domain(), dpg.blowfish_distance(dpg.BlowfishPolicy.attribute(vip=[0]))) >> dpg.then_edge_count() \
+        >> dp.m.then_laplace(scale=1.0)
+    with pytest.raises(ValueError, match="infinite distance"):
+        edge_secret_guarantee(vip, d_in=1)
+    # a known metric's one-edge distance is not the caller's to choose (a smaller d_in under-reports ε)
+    with pytest.raises(ValueError, match="do not pass it"):
+        edge_secret_guarantee(meas, d_in=0.5)
+
+
+def test_edge_secret_guarantee_under_blowfish_policies_protecting_everyone():
+    for policy in (dpg.BlowfishPolicy.attribute(), dpg.BlowfishPolicy.distance_threshold(2)):
+        meas = (dpg.graph_domain(), dpg.blowfish_distance(policy)) >> dpg.then_edge_count() >> dp.m.then_laplace(scale=2.0)
+        assert edge_secret_guarantee(meas).epsilon_edge_dp == meas.map(1)  # one edge is one step
+
+
+def test_alpha_reports_are_tied_to_their_number_of_nodes():
+    report = ergm_alpha(4, edges=-1.0, triangles=0.6)
+    assert report.num_nodes == 4
+    loose = _edge_count_meas(1.0)  # no num_nodes: α of 4-node graphs says nothing of the graphs it will see
+    with pytest.raises(ValueError, match="on 4 nodes"):
+        edge_secret_guarantee(loose, alpha=report)
+    other = (dpg.graph_domain(num_nodes=50), dpg.edge_distance()) >> dpg.then_edge_count() >> dp.m.then_laplace(scale=1.0)
+    with pytest.raises(ValueError, match="num_nodes=50"):
+        edge_secret_guarantee(other, alpha=report)
+    sized = (dpg.graph_domain(num_nodes=4), dpg.edge_distance()) >> dpg.then_edge_count() >> dp.m.then_laplace(scale=1.0)
+    assert edge_secret_guarantee(sized, alpha=report).epsilon_edge_secret == pytest.approx(1.0 + report.alpha)
+
+
+def test_summary_names_the_domain_promises_it_relies_on():
+    free = edge_secret_guarantee(_edge_count_meas(1.0)).summary()
+    assert "whatever the network looks like" in free
+    bounded = (dpg.graph_domain(max_degree=3), dpg.edge_distance()) >> dpg.then_edge_count() >> dp.m.then_laplace(scale=1.0)
+    text = edge_secret_guarantee(bounded).summary()
+    assert "every degree at most 3" in text and "whatever the network looks like" not in text
 
 
 def test_summary_says_what_is_and_is_not_protected():

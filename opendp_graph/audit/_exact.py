@@ -29,6 +29,7 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
+import opendp.prelude as dp
 from scipy.special import logsumexp
 
 from ..graph import Graph
@@ -313,6 +314,12 @@ def exact_epsilon(
     """
     if not isinstance(distribution, GraphDistribution):
         raise TypeError("distribution must be a GraphDistribution")
+    if isinstance(query, dp.Measurement):
+        # a measurement adds its own noise: its values are random draws, not the query's values
+        raise TypeError(
+            "query must be the deterministic query (e.g. the Transformation before the noise), not a Measurement: "
+            "exact_epsilon adds the Laplace noise of `scale` itself"
+        )
     if callable(query):
         values = _as_values([_to_vector(query(g)) for g in distribution.graphs])
     else:

@@ -269,6 +269,10 @@ class AlphaReport:
     zeta: float
     worst: str
     note: str = ""
+    num_nodes: int | None = None
+    """The number of nodes of the model α was computed for: α depends on it (the sufficient
+    statistics' change ranges grow with ``n``), so :func:`~opendp_graph.interpret.edge_secret_guarantee`
+    refuses a measurement whose domain does not fix this ``num_nodes``."""
 
     def __str__(self) -> str:
         kind = "exact" if self.exact else "upper bound"
@@ -338,18 +342,19 @@ def ergm_alpha(model: ERGM | int, *, exact: bool | None = None, **terms: Any) ->
             upper_bound=math.inf,
             zeta=zeta,
             worst=where,
+            num_nodes=n,
             note=(
                 f"the degree cap {model.max_degree} < n − 1 = {n - 1} makes P(rest | edge) = 0 where "
                 "P(rest | no edge) > 0 (a node already at the cap), so Eq. 2 fails: Lemma 4.1 gives no bound"
             ),
         )
     if set(coeffs) <= {"edges"}:
-        return AlphaReport(0.0, True, upper, zeta, where, "independent edges: α = 0 (Theorem 4.1, Remark 2)")
+        return AlphaReport(0.0, True, upper, zeta, where, "independent edges: α = 0 (Theorem 4.1, Remark 2)", n)
     if exact is None:
         exact = n <= MAX_ENUMERATED_NODES
     if exact:
         if n > MAX_ENUMERATED_NODES:
             raise ValueError(f"exact α needs num_nodes <= {MAX_ENUMERATED_NODES}, got {n}")
         alpha, pair = model.distribution().lemma_alpha()
-        return AlphaReport(alpha, True, upper, zeta, where, f"exact by enumeration of all graphs (attained at pair {pair})")
-    return AlphaReport(upper, False, upper, zeta, where, "bound ζ + |logit P(e)| ≤ 2ζ (marginals not computed)")
+        return AlphaReport(alpha, True, upper, zeta, where, f"exact by enumeration of all graphs (attained at pair {pair})", n)
+    return AlphaReport(upper, False, upper, zeta, where, "bound ζ + |logit P(e)| ≤ 2ζ (marginals not computed)", n)

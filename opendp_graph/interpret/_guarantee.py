@@ -23,7 +23,9 @@ from typing import Any
 
 import opendp.prelude as dp
 
-from ..metrics import DegreeSequenceDistance, EdgeDistance, GroupDistance, NodeDistance, metric_descriptor
+from ..domains import GraphDomain
+from ..metrics import DegreeSequenceDistance, EdgeDistance, EdgeLabelDistance, GroupDistance, NodeDistance, metric_descriptor
+from ._ergm import AlphaReport
 
 __all__ = ["EdgeSecretGuarantee", "edge_secret_guarantee", "describe_guarantee"]
 
@@ -36,6 +38,24 @@ _ONE_EDGE = {
 }
 
 
+def _one_edge_distance(descriptor: Any) -> float | None:
+    """The distance of a one-edge change under a metric of this package (``inf`` where some
+    one-edge change is not a finite distance: the metric does not protect edges), or ``None`` for
+    a metric this package does not know."""
+    from ..blowfish.metric import BlowfishDistance
+    from ..pufferfish.metric import PufferfishDistance
+
+    if type(descriptor) in _ONE_EDGE:
+        return _ONE_EDGE[type(descriptor)]
+    if isinstance(descriptor, (EdgeLabelDistance, PufferfishDistance)):
+        return math.inf  # the structure is public: adding an edge is not a neighbouring change
+    if isinstance(descriptor, BlowfishDistance):
+        # with everyone protected, one edge is one discriminative change of either end's ego network
+        # under every secret graph; with VIPs, an edge between two standard people is unprotected
+        return 1 if descriptor.policy.vip is None else math.inf
+    return None
+
+
 @dataclass(frozen=True)
 class EdgeSecretGuarantee:
     """The guarantee of a measurement for one edge, in both readings (see :func:`edge_secret_guarantee`)."""
@@ -46,6 +66,9 @@ class EdgeSecretGuarantee:
     epsilon_edge_secret: float
     metric: str
     assumption: str
+    domain_restriction: str = ""
+    """The promises of the measurement's input domain (``num_nodes``, ``max_degree``, …) in words,
+    or ``""``: the guarantee covers only graphs that keep them."""
 
     def summary(self) -> str:
         """A plain-language account: what is protected, against whom, under which assumptions."""
@@ -77,9 +100,15 @@ def edge_secret_guarantee(measurement: Any, alpha: float = 0.0, *, d_in: Any = N
         (``dpg.edge_distance()``; node, group and degree-sequence distances are also understood,
         since they bound the distance of a one-edge change) and a pure or approximate DP measure.
     :param alpha: the α of Lemma 4.1 for the adversary's class of graph distributions
-        (0 for independent edges, Theorem 4.1; :func:`ergm_alpha` for ERGMs; ``math.inf`` for
-        "no assumption").
-    :param d_in: the input distance of a one-edge change, for a metric not listed above.
+        (0 for independent edges, Theorem 4.1; ``math.inf`` for "no assumption"), or the
+        :class:`~opendp_graph.interpret.AlphaReport` of :func:`ergm_alpha`: α depends on the number
+        of nodes, so a report is accepted only for a measurement whose domain fixes that
+        ``num_nodes`` (a bare number is the caller's claim for the graphs the measurement will see).
+    :param d_in: the input distance of a one-edge change, for a metric this package does not
+        define. Refused for this package's metrics, whose one-edge distance is known; metrics
+        under which a one-edge change is not a finite distance (edge-label and Pufferfish
+        metrics: the structure is public; Blowfish policies with VIPs: an edge between two
+        standard people is not protected) are refused, since they promise nothing about edges.
     :param assumption: words for the distribution class, used in the summary.
     :return: :class:`EdgeSecretGuarantee` with ``epsilon_edge_secret = ε + α``.
 
@@ -97,18 +126,35 @@ def edge_secret_guarantee(measurement: Any, alpha: float = 0.0, *, d_in: Any = N
     """
     if not isinstance(measurement, dp.Measurement):
         raise TypeError(f"measurement must be an OpenDP Measurement, got {type(measurement).__name__}")
+    domain = _graph_domain_or_none(measurement.input_domain)
+    if isinstance(alpha, AlphaReport):
+        if alpha.num_nodes is not None and (domain is None or domain.num_nodes != alpha.num_nodes):
+            stated = "no num_nodes" if domain is None or domain.num_nodes is None else f"num_nodes={domain.num_nodes}"
+            raise ValueError(
+                f"α was computed for graphs on {alpha.num_nodes} nodes, but the measurement's domain has {stated}: "
+                f"build it on graph_domain(num_nodes={alpha.num_nodes}, ...) or compute α for the graphs it will see"
+            )
+        alpha = alpha.alpha
     if isinstance(alpha, bool) or not isinstance(alpha, Real) or math.isnan(float(alpha)) or alpha < 0:
         raise ValueError(f"alpha must be a non-negative number (or math.inf), got {alpha!r}")
+    try:
+        desc = metric_descriptor(measurement.input_metric)
+    except TypeError:
+        desc = None
+    known = None if desc is None else _one_edge_distance(desc)
+    if known is not None and math.isinf(known):
+        raise ValueError(
+            f"under {measurement.input_metric} a one-edge change is not a neighbouring change (it is at infinite "
+            "distance), so the measurement promises nothing about single edges"
+        )
+    if known is not None and d_in is not None:
+        raise ValueError(f"d_in is known for {measurement.input_metric} (a one-edge change is at distance {known}); do not pass it")
     if d_in is None:
-        try:
-            desc = metric_descriptor(measurement.input_metric)
-        except TypeError:
-            desc = None
-        if type(desc) not in _ONE_EDGE:
+        if known is None:
             raise ValueError(
                 f"cannot tell the distance of a one-edge change under {measurement.input_metric}; pass d_in="
             )
-        d_in = _ONE_EDGE[type(desc)]
+        d_in = known
     eps, delta = _epsilon_delta(measurement, d_in)
     if assumption is None:
         assumption = (
@@ -123,7 +169,29 @@ def edge_secret_guarantee(measurement: Any, alpha: float = 0.0, *, d_in: Any = N
         epsilon_edge_secret=eps + float(alpha),
         metric=str(measurement.input_metric),
         assumption=assumption,
+        domain_restriction=_restriction(domain),
     )
+
+
+def _graph_domain_or_none(domain: Any) -> GraphDomain | None:
+    try:
+        descriptor = domain.descriptor
+    except Exception:  # built-in OpenDP domains have no Python descriptor
+        return None
+    return descriptor if isinstance(descriptor, GraphDomain) else None
+
+
+def _restriction(domain: GraphDomain | None) -> str:
+    if domain is None:
+        return ""
+    promises = []
+    if domain.num_nodes is not None:
+        promises.append(f"exactly {domain.num_nodes} nodes")
+    if domain.max_degree is not None:
+        promises.append(f"every degree at most {domain.max_degree}")
+    if getattr(domain, "max_labels_per_edge", None) is not None:
+        promises.append(f"at most {domain.max_labels_per_edge} labels per edge")
+    return ", ".join(promises)
 
 
 def describe_guarantee(guarantee: EdgeSecretGuarantee) -> str:
@@ -143,7 +211,13 @@ def describe_guarantee(guarantee: EdgeSecretGuarantee) -> str:
         "  Anyone who already knows the whole network except whether one particular pair is linked cannot use",
         "  this release to tell the two versions apart: any test that is wrong at most a fraction a of the time",
         f"  under one version detects the other with probability at most e^{eps:.4g} · a = {math.exp(eps):.4g} · a{dtxt}.",
-        "  This holds whatever the network looks like and whatever else the adversary knows.",
+        (
+            "  This holds whatever the network looks like and whatever else the adversary knows."
+            if not guarantee.domain_restriction
+            else f"  This holds for networks the release accepts ({guarantee.domain_restriction}), whatever else the adversary"
+            "\n  knows. A network outside them is refused, and the refusal itself tells it apart: a one-edge change that"
+            "\n  crosses the promise is not covered (and Lemma 4.1 below needs the prior to stay inside it too)."
+        ),
         "",
         "What it says about a single relationship ('are i and j linked?') for an adversary who does NOT know the rest:",
     ]
