@@ -1,5 +1,7 @@
-"""Data sets for the benchmarks. Real data are read from a folder given by the caller (by
-default ``../shared/data`` beside the repository); nothing is copied into the repository.
+"""Data sets for the benchmarks. Real data are found by the package's resolver,
+:func:`opendp_graph.datasets.data_path` (``$OPENDP_GRAPH_DATA``, ``../shared/data`` beside the
+checkout, the per-user cache filled on first use), or read from a folder given by the caller;
+nothing is copied into the repository.
 """
 
 from __future__ import annotations
@@ -11,25 +13,53 @@ import numpy as np
 import scipy.sparse as sp
 
 import opendp_graph as dpg
+from opendp_graph.datasets import DataUnavailableError, data_path
 
-__all__ = ["default_data_dir", "load_deezer_shared_genres", "load_enron_graph", "synthetic"]
+__all__ = ["data_folder", "default_data_dir", "load_deezer_shared_genres", "load_enron_graph", "synthetic"]
+
+BENCHMARK_DATASETS = ("enron-perry-wolfe", "deezer")
+
+
+def data_folder(name: str, root: str | Path | None = None) -> Path:
+    """The folder of data set ``name``: ``root / name`` (or ``root`` itself when it holds the
+    files) when a root is given, else as :func:`opendp_graph.datasets.data_path` resolves it.
+
+    :raises FileNotFoundError: when it cannot be found (or, with no root, resolved).
+    """
+    return data_path(name, root)
 
 
 def default_data_dir() -> Path:
-    """``../shared/data`` next to the repository root (the layout of the project and its CI)."""
-    return Path(__file__).resolve().parents[2] / "shared" / "data"
+    """The folder holding ``enron-perry-wolfe/`` and ``deezer/`` as the resolver finds them (it
+    may download them, unless ``OPENDP_GRAPH_DOWNLOAD=0``): their common parent. When they
+    resolve to different places, the first one's parent (the other is then reported as
+    missing); when neither resolves, the local data folder (``../shared/data`` beside the
+    checkout) or the cache, so that the benchmark's "no data at ..." names a useful place.
+    """
+    parents = []
+    for name in BENCHMARK_DATASETS:
+        try:
+            parents.append(data_path(name).parent)
+        except DataUnavailableError:
+            continue
+    if parents:
+        return parents[0]
+    from opendp_graph.datasets._resolve import _local_root, cache_dir
+
+    local = _local_root()[0]
+    return local if local is not None else cache_dir()
 
 
-def load_deezer_shared_genres(folder: str | Path, country: str = "HU") -> dpg.Graph:
+def load_deezer_shared_genres(folder: str | Path | None = None, country: str = "HU") -> dpg.Graph:
     """The Deezer friendship graph of ``country`` (``HU``, ``RO``), each edge labelled with the
     genres that *both* friends like (the intersection of their genre lists; possibly empty).
 
     Files (``PROVENANCE.md``): ``XX_edges.csv`` (header ``node_1,node_2``, undirected, nodes from
     0) and ``XX_genres.json`` (user id as a string → list of liked genres). Users missing from
     the JSON like nothing. Vectorised: a sparse user × genre matrix ``U`` gives the labels as the
-    element-wise product ``U[src] ∘ U[dst]``.
+    element-wise product ``U[src] ∘ U[dst]``. ``folder=None`` resolves the ``deezer`` data set.
     """
-    folder = Path(folder)
+    folder = data_path("deezer") if folder is None else Path(folder)
     country = str(country).upper()
     edges_path, genres_path = folder / f"{country}_edges.csv", folder / f"{country}_genres.json"
     for p in (edges_path, genres_path):
@@ -53,8 +83,9 @@ def load_deezer_shared_genres(folder: str | Path, country: str = "HU") -> dpg.Gr
     return dpg.Graph.from_arrays(src, dst, n, label_matrix=shared, vocabulary=vocabulary)
 
 
-def load_enron_graph(folder: str | Path) -> dpg.Graph:
-    """The Enron graph of :func:`opendp_graph.datasets.load_enron` (subject n-grams on edges)."""
+def load_enron_graph(folder: str | Path | None = None) -> dpg.Graph:
+    """The Enron graph of :func:`opendp_graph.datasets.load_enron` (subject n-grams on edges);
+    ``folder=None`` resolves the ``enron-perry-wolfe`` data set."""
     return dpg.datasets.load_enron(folder)
 
 

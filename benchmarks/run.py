@@ -312,9 +312,12 @@ def _fmt_edges(graph) -> str:
 
 
 def group_enron(cfg: dict) -> list[dict]:
-    folder = Path(cfg["data"]) / "enron-perry-wolfe"
-    if not folder.is_dir():
-        return [{"group": "enron", "name": "fit_models", "skipped": f"no data at {folder}"}]
+    from benchmarks.data import data_folder
+
+    try:
+        folder = data_folder("enron-perry-wolfe", cfg["data"])
+    except FileNotFoundError as e:
+        return [{"group": "enron", "name": "fit_models", "skipped": f"no data: {e}"}]
     from benchmarks.data import load_enron_graph
 
     t0 = time.perf_counter()
@@ -324,9 +327,12 @@ def group_enron(cfg: dict) -> list[dict]:
 
 
 def group_deezer(cfg: dict) -> list[dict]:
-    folder = Path(cfg["data"]) / "deezer"
-    if not folder.is_dir():
-        return [{"group": "deezer", "name": "fit_models", "skipped": f"no data at {folder}"}]
+    from benchmarks.data import data_folder
+
+    try:
+        folder = data_folder("deezer", cfg["data"])
+    except FileNotFoundError as e:
+        return [{"group": "deezer", "name": "fit_models", "skipped": f"no data: {e}"}]
     from benchmarks.data import load_deezer_shared_genres
 
     t0 = time.perf_counter()

@@ -1,14 +1,15 @@
-"""The ``opendp-graph`` command: ``demo`` and ``reproduce NAME``."""
+"""The ``opendp-graph`` command: ``demo``, ``reproduce NAME`` and ``data list|fetch``."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 from collections.abc import Sequence
 
-__all__ = ["main", "demo"]
+__all__ = ["main", "demo", "data_command"]
 
 EMBEDDED_GRAPHS = {
     "karate": "karate_club_graph",
@@ -102,6 +103,66 @@ def _print_table(rows: list[dict], title: str) -> None:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths)))
 
 
+def _megabytes(size: int) -> str:
+    return f"{size / 1e6:.1f} MB"
+
+
+def data_command(action: str, names: Sequence[str] = (), verify: bool = False) -> int:
+    """``opendp-graph data list [--verify] [NAME ...]`` and ``opendp-graph data fetch [NAME ...]``."""
+    from .datasets import _resolve as resolve
+
+    unknown = [n for n in names if n not in resolve.DATASETS]
+    if unknown:
+        print(f"unknown data set {', '.join(unknown)}; known: {', '.join(resolve.DATASETS)}", file=sys.stderr)
+        return 2
+    names = list(names) or list(resolve.DATASETS)
+    try:
+        downloads = resolve.downloads_enabled()
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if action == "fetch":
+        failed = 0
+        for name in names:
+            found = resolve.status(name)[0]["path"]
+            try:
+                folder = resolve.data_path(name, download=True)
+            except (resolve.DataUnavailableError, resolve.DataIntegrityError) as error:
+                print(f"error: {error}", file=sys.stderr)
+                failed += 1
+                continue
+            print(f"{name}: {'already available at' if found is not None else 'fetched into'} {folder}")
+        return 1 if failed else 0
+
+    local, how = resolve._local_root()
+    mirror = os.environ.get(resolve.ENV_URL)
+    print(f"local data folder: {local if local is not None else '(none)'} ({how})")
+    print(f"cache:             {resolve.cache_dir()} (${resolve.ENV_CACHE} overrides)")
+    print(
+        f"downloads:         {'on' if downloads else f'off (${resolve.ENV_DOWNLOAD})'}, from "
+        + (f"{mirror} (${resolve.ENV_URL})" if mirror else "the canonical sources (pinned commits)")
+    )
+    print()
+    rows = []
+    for row in resolve.status(names):
+        if row["path"] is not None:
+            where = "local data folder" if row["source"] == "local" else "cache"
+            size, location = _megabytes(row["size"]), str(row["path"])
+            if verify:
+                bad = [f for f, ok in resolve.verify(row["name"], row["path"]).items() if not ok]
+                location += "  [sha256 " + ("ok" if not bad else "MISMATCH: " + ", ".join(bad)) + "]"
+        else:
+            where = "missing (fetched on first use)" if downloads else "missing (downloads off)"
+            size, location = f"{_megabytes(row['size'])} to download", row["reason"]
+        rows.append([row["name"], where, "yes" if row["cached"] else "no", size, location])
+    headers = ["data set", "resolves from", "cached", "size", "location"]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    widths[-1] = 0
+    for r in [headers, *rows]:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    return 0
+
+
 def _experiments() -> list[str]:
     from . import experiments
 
@@ -119,7 +180,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_rep = sub.add_parser("reproduce", help="reproduce a paper's experiments", add_help=False)
     p_rep.add_argument("name", nargs="?", help="one of: " + ", ".join(_experiments()))
     p_rep.add_argument("rest", nargs=argparse.REMAINDER)
+    p_data = sub.add_parser("data", help="the real data sets: where they resolve from, and fetching them")
+    data_sub = p_data.add_subparsers(dest="action", required=True)
+    p_list = data_sub.add_parser("list", help="each data set: where it resolves from, cached or not, size")
+    p_list.add_argument("--verify", action="store_true", help="also check the SHA-256 of the files found")
+    p_list.add_argument("names", nargs="*", metavar="NAME", help="data sets (default: all)")
+    p_fetch = data_sub.add_parser("fetch", help="download data sets no folder holds into the cache (SHA-256 checked)")
+    p_fetch.add_argument("names", nargs="*", metavar="NAME", help="data sets (default: all)")
     args = parser.parse_args(argv)
+
+    if args.command == "data":
+        return data_command(args.action, getattr(args, "names", []), getattr(args, "verify", False))
 
     if args.command == "demo":
         if not args.epsilon > 0:

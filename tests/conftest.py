@@ -1,4 +1,17 @@
-"""Shared test configuration: OpenDP features, and where the real data sets live."""
+"""Shared test configuration: OpenDP features, and the real data sets through the package's resolver.
+
+The real data sets are found by :func:`opendp_graph.datasets.data_path` like everywhere else
+(``$OPENDP_GRAPH_DATA``, ``../shared/data`` beside the checkout, the per-user cache). Tests never
+download: ``OPENDP_GRAPH_DOWNLOAD`` is set to ``0`` unless the caller set it (run
+``OPENDP_GRAPH_DOWNLOAD=1 pytest`` to let the resolver fill its cache first; the resolver's own
+tests download from a local HTTP server only).
+
+A test that needs a data set asks for it with the ``dataset`` fixture
+(``dataset("enron-perry-wolfe")`` → its folder) or, as the older tests do, ``shared_data /
+"enron-perry-wolfe"``; either skips the test, with the resolver's reason, when the data set
+cannot be resolved. Such tests get the ``needs_data`` marker automatically
+(``pytest -m needs_data`` selects them).
+"""
 
 import os
 from pathlib import Path
@@ -6,15 +19,81 @@ from pathlib import Path
 import opendp.prelude as dp
 import pytest
 
+from opendp_graph.datasets import _resolve
+
 dp.enable_features("contrib", "honest-but-curious")
 
+# by default the tests do not touch the network; an explicit OPENDP_GRAPH_DOWNLOAD=1 opts in
+os.environ.setdefault(_resolve.ENV_DOWNLOAD, "0")
+
 REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = Path(os.environ.get("OPENDP_GRAPH_DATA", REPO.parent / "shared" / "data"))
+DATA_FIXTURES = {"shared_data", "dataset"}
+_resolved: dict[str, Path | str] = {}
+
+
+def resolve_or_reason(name: str) -> Path | str:
+    """The folder of data set ``name``, or the reason it cannot be resolved (memoised)."""
+    if name not in _resolved:
+        try:
+            _resolved[name] = _resolve.data_path(name)
+        except _resolve.DataUnavailableError as error:
+            _resolved[name] = f"real data set {name!r} not available: {error.reason}"
+    return _resolved[name]
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "needs_data: reads a real data set (skipped when the resolver cannot find it)")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if DATA_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.needs_data)
 
 
 @pytest.fixture(scope="session")
-def shared_data() -> Path:
-    """``../shared/data`` beside the checkout (or ``$OPENDP_GRAPH_DATA``); skips if absent."""
-    if not SHARED_DATA.is_dir():
-        pytest.skip(f"real data sets not found at {SHARED_DATA}")
-    return SHARED_DATA
+def dataset():
+    """``dataset(name)`` → the folder of real data set ``name``; skips the test when it cannot be
+    resolved (the reason says where the resolver looked)."""
+
+    def get(name: str) -> Path:
+        found = resolve_or_reason(name)
+        if isinstance(found, str):
+            pytest.skip(found)
+        return found
+
+    return get
+
+
+class _DataRoot(type(Path())):
+    """A folder holding the resolved data sets as ``<name>/``; ``root / name`` skips the test
+    when data set ``name`` could not be resolved."""
+
+    _unresolved: dict[str, str] = {}
+
+    def __truediv__(self, key):
+        if isinstance(key, str) and key in self._unresolved:
+            pytest.skip(self._unresolved[key])
+        return Path(super().__truediv__(key))
+
+
+@pytest.fixture(scope="session")
+def shared_data(tmp_path_factory) -> Path:
+    """A folder with one sub-folder per real data set, each resolved by ``data_path`` (the common
+    parent when they all come from the same place, else a folder of symbolic links);
+    ``shared_data / name`` skips when ``name`` cannot be resolved, and the fixture skips when none
+    can."""
+    found = {name: resolve_or_reason(name) for name in _resolve.DATASETS}
+    folders = {name: f for name, f in found.items() if isinstance(f, Path)}
+    if not folders:
+        first, *others = found
+        pytest.skip(f"{found[first]} (likewise {', '.join(map(repr, others))})")
+    parents = {f.parent for f in folders.values()}
+    if len(parents) == 1 and all(f.name == name for name, f in folders.items()):
+        root = _DataRoot(parents.pop())
+    else:
+        root = _DataRoot(tmp_path_factory.mktemp("data-root"))
+        for name, folder in folders.items():
+            (Path(root) / name).symlink_to(folder, target_is_directory=True)
+    root._unresolved = {name: reason for name, reason in found.items() if isinstance(reason, str)}
+    return root

@@ -3,7 +3,11 @@ ASONAM 2019), used by Nassar et al.'s VIP Blowfish experiments (§4).
 
 A folder holds ``XX_edges.csv`` (header ``node_1,node_2``, undirected, nodes from 0) and
 optionally ``XX_genres.json`` (user id as a string → list of liked genres) for a country code
-``XX`` (``HU``, ``RO``, ``HR``). Nothing is bundled: pass the folder of your copy.
+``XX`` (``HU``, ``RO``, ``HR``). Nothing is bundled: pass the folder of your copy, or
+``path=None`` (the default) to let :func:`~opendp_graph.datasets.data_path` find the ``deezer``
+data set (HU and RO; local data folder, cache, or a checked download)::
+
+    dpg.datasets.load_deezer(country="RO")
 """
 
 from __future__ import annotations
@@ -15,25 +19,29 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..graph import Graph
+from ._resolve import data_path
 
 __all__ = ["load_deezer", "load_deezer_genres"]
 
 
-def _files(path, country: str) -> tuple[Path, str]:
+def _files(path, country: str | None) -> tuple[Path, str]:
+    if country is None:
+        raise TypeError("country is required: a country code such as 'HU', e.g. load_deezer(country='RO')")
     if not isinstance(country, str) or not country.isalpha():
         raise ValueError(f"country must be a country code such as 'HU', got {country!r}")
-    folder = Path(path)
+    folder = data_path("deezer") if path is None else Path(path)
     if not folder.is_dir():
         raise FileNotFoundError(f"no folder at {folder}")
     return folder, country.upper()
 
 
-def load_deezer_genres(path, country: str, num_nodes: int | None = None) -> list[frozenset[str]]:
+def load_deezer_genres(path=None, country: str | None = None, num_nodes: int | None = None) -> list[frozenset[str]]:
     """The genres each user likes, as one ``frozenset`` per node index (empty when the user is
     missing from the file).
 
-    :param path: folder holding ``XX_genres.json``.
-    :param country: country code, e.g. ``"HU"``.
+    :param path: folder holding ``XX_genres.json``; ``None`` (default) resolves the ``deezer``
+        data set (:func:`~opendp_graph.datasets.data_path`).
+    :param country: country code, e.g. ``"HU"`` (required).
     :param num_nodes: number of users; defaults to the largest id in the file plus one.
     """
     folder, code = _files(path, country)
@@ -51,23 +59,26 @@ def load_deezer_genres(path, country: str, num_nodes: int | None = None) -> list
     return out
 
 
-def load_deezer(path, country: str, *, labels: str | None = None) -> Graph:
+def load_deezer(path=None, country: str | None = None, *, labels: str | None = None) -> Graph:
     """Load one country's Deezer friendship graph.
 
-    :param path: folder holding ``XX_edges.csv`` (and ``XX_genres.json`` if ``labels`` is set).
-    :param country: country code, e.g. ``"HU"`` or ``"RO"``.
+    :param path: folder holding ``XX_edges.csv`` (and ``XX_genres.json`` if ``labels`` is set);
+        ``None`` (default) resolves the ``deezer`` data set
+        (:func:`~opendp_graph.datasets.data_path`).
+    :param country: country code, e.g. ``"HU"`` or ``"RO"`` (required).
     :param labels: ``None`` (default) for an unlabeled graph, or ``"shared_genres"``: each
         friendship is labeled with the genres *both* friends like (node attributes turned into
         the edge properties the package's label queries count).
     :return: a :class:`~opendp_graph.Graph` whose node ``i`` is Deezer user ``i``; the node count
         is one more than the largest id seen in the edges (or in the genres file, when read).
-    :raises FileNotFoundError: if the files are missing.
+    :raises FileNotFoundError: if the files are missing (a
+        :class:`~opendp_graph.datasets.DataUnavailableError` when the data set cannot be resolved).
     :raises ValueError: on a malformed file (wrong header, self-loops, negative ids).
 
     :example:
 
     >>> import opendp_graph as dpg
-    >>> dpg.datasets.load_deezer("../shared/data/deezer", "RO")  # doctest: +SKIP
+    >>> dpg.datasets.load_deezer(country="RO")  # doctest: +SKIP
     Graph(num_nodes=41773, num_edges=125826, labeled=False)
     """
     if labels not in (None, "shared_genres"):

@@ -1,7 +1,8 @@
 """SNAP email-Eu-core: who e-mailed whom in a European research institution, with departments.
 
-The data are not bundled; the loaders take the folder holding the two SNAP files
-(``../shared/data/email-eu-core/`` here, see ``PROVENANCE.md``)::
+The data are not bundled; the loaders take the folder holding the two SNAP files, or
+``path=None`` (the default) to let :func:`~opendp_graph.datasets.data_path` find the
+``email-eu-core`` data set (local data folder, cache, or a checked download)::
 
     email-Eu-core.txt                     "u v" a line: at least one e-mail went from u to v
     email-Eu-core-department-labels.txt   "node department" a line (nodes 0..1004, 42 departments)
@@ -25,6 +26,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ._resolve import data_path
+
 __all__ = ["load_email_eu_core", "load_email_eu_core_messages", "load_email_eu_core_departments"]
 
 _EDGES = "email-Eu-core.txt"
@@ -32,6 +35,8 @@ _DEPARTMENTS = "email-Eu-core-department-labels.txt"
 
 
 def _folder(path: Any) -> Path:
+    if path is None:
+        return data_path("email-eu-core")
     if not isinstance(path, (str, Path)):
         raise TypeError(f"path must be a str or pathlib.Path naming the email-Eu-core folder, got {type(path).__name__}")
     folder = Path(path)
@@ -51,19 +56,20 @@ def _read_pairs(file: Path, names: list[str]):
     )
 
 
-def load_email_eu_core_departments(path: str | Path):
+def load_email_eu_core_departments(path: str | Path | None = None):
     """The people and their departments: a Polars ``DataFrame`` ``person, department`` (``Int64``),
-    one row per person ``0..1004``, sorted by ``person``."""
+    one row per person ``0..1004``, sorted by ``person``; ``path=None`` resolves the data set."""
     folder = _folder(path)
     return _read_pairs(folder / _DEPARTMENTS, ["person", "department"]).sort("person")
 
 
-def load_email_eu_core_messages(path: str | Path):
+def load_email_eu_core_messages(path: str | Path | None = None):
     """The directed log as a Polars ``DataFrame``: ``sender, recipient, sender_department,
     recipient_department`` (all ``Int64``), one row per directed pair in the file order,
     self-loops kept (25,571 rows).
 
-    :param path: the ``email-eu-core`` folder.
+    :param path: the ``email-eu-core`` folder; ``None`` (default) resolves it
+        (:func:`~opendp_graph.datasets.data_path`).
     :raises FileNotFoundError: if the folder or a file is missing.
     :raises ValueError: if an edge names a person without a department.
     """
@@ -85,18 +91,19 @@ def load_email_eu_core_messages(path: str | Path):
     return table
 
 
-def load_email_eu_core(path: str | Path):
+def load_email_eu_core(path: str | Path | None = None):
     """The undirected graph: nodes ``0..1004`` (public ids, in order, isolated people kept), an
     edge when an e-mail went either way, self-loops dropped. 1,005 nodes, 16,064 edges.
 
-    :param path: the ``email-eu-core`` folder.
+    :param path: the ``email-eu-core`` folder; ``None`` (default) resolves it
+        (:func:`~opendp_graph.datasets.data_path`).
     :returns: an unlabeled :class:`~opendp_graph.Graph`; departments come from
         :func:`load_email_eu_core_departments`.
 
     :example:
 
     >>> import opendp_graph as dpg  # doctest: +SKIP
-    >>> g = dpg.datasets.load_email_eu_core("../shared/data/email-eu-core")  # doctest: +SKIP
+    >>> g = dpg.datasets.load_email_eu_core()  # doctest: +SKIP
     >>> g.num_nodes, g.num_edges  # doctest: +SKIP
     (1005, 16064)
     """

@@ -1,8 +1,9 @@
 """The Enron e-mail corpus of Perry & Wolfe (156 employees, subjects only) as a labelled graph.
 
 The data are *not* bundled: every loader takes the folder holding the three tab-separated files
-of the ``patperry/iproc`` release (``employees.tsv``, ``messages.tsv``, ``recipients.tsv``; see
-``../shared/data/PROVENANCE.md``)::
+of the ``patperry/iproc`` release (``employees.tsv``, ``messages.tsv``, ``recipients.tsv``), or
+``path=None`` (the default) to let :func:`~opendp_graph.datasets.data_path` find the
+``enron-perry-wolfe`` data set (local data folder, cache, or a checked download)::
 
     employees.tsv   id (1..156), name, department, long department, title, gender, seniority
     messages.tsv    message id, maildir file, unix time (s), subject, sender employee id
@@ -34,6 +35,8 @@ from typing import Any
 
 import numpy as np
 
+from ._resolve import data_path
+
 __all__ = ["load_enron", "load_enron_messages", "load_enron_employees", "tokenize_subject", "subject_ngrams"]
 
 _FILES = ("employees.tsv", "messages.tsv", "recipients.tsv")
@@ -42,6 +45,8 @@ _TOKEN = re.compile(r"[0-9a-z]+(?:['\-.&/][0-9a-z]+)*")
 
 
 def _folder(path: Any) -> Path:
+    if path is None:
+        return data_path("enron-perry-wolfe")
     if not isinstance(path, (str, Path)):
         raise TypeError(f"path must be a str or pathlib.Path naming the Enron folder, got {type(path).__name__}")
     folder = Path(path)
@@ -79,9 +84,10 @@ def subject_ngrams(subject: str | None) -> set[str]:
     return set(tokens) | {f"{a} {b}" for a, b in zip(tokens, tokens[1:])}
 
 
-def load_enron_employees(path: str | Path):
+def load_enron_employees(path: str | Path | None = None):
     """The employee table as a Polars ``DataFrame``: ``id, name, department, long_department,
-    title, gender, seniority`` (one row per employee, sorted by ``id``)."""
+    title, gender, seniority`` (one row per employee, sorted by ``id``); ``path=None`` resolves
+    the data set."""
     import polars as pl
 
     folder = _folder(path)
@@ -97,7 +103,7 @@ def load_enron_employees(path: str | Path):
     return frame.sort("id")
 
 
-def load_enron_messages(path: str | Path):
+def load_enron_messages(path: str | Path | None = None):
     """The communication log, one row per (message, recipient), as a Polars ``DataFrame``.
 
     Columns: ``message_id`` (``Int64``), ``time`` (``Datetime("us", "UTC")``, from the unix time
@@ -105,8 +111,10 @@ def load_enron_messages(path: str | Path):
     ``sender`` and ``recipient`` (``Int64`` employee ids, ``1..156``). Rows are sorted by
     ``(message_id, recipient position)``. Nothing is filtered: the release holds 38,388 rows.
 
-    :param path: the folder with ``messages.tsv`` and ``recipients.tsv``.
-    :raises FileNotFoundError: if the folder or one of its files is missing.
+    :param path: the folder with ``messages.tsv`` and ``recipients.tsv``; ``None`` resolves the
+        ``enron-perry-wolfe`` data set (:func:`~opendp_graph.datasets.data_path`).
+    :raises FileNotFoundError: if the folder or one of its files is missing (a
+        :class:`~opendp_graph.datasets.DataUnavailableError` when it cannot be resolved).
     """
     import polars as pl
 
@@ -137,7 +145,7 @@ def load_enron_messages(path: str | Path):
     )
 
 
-def load_enron(path: str | Path):
+def load_enron(path: str | Path | None = None):
     """The Enron graph of paper 001 §5: employees, who wrote to whom, and the subjects' n-grams.
 
     One node per employee (``node_ids`` = the public employee ids ``1..156``, in that order, so
@@ -147,13 +155,14 @@ def load_enron(path: str | Path):
     (:func:`subject_ngrams`) of the subjects of all messages exchanged on it. The result has 156
     nodes and 1,843 edges.
 
-    :param path: the ``enron-perry-wolfe`` folder.
+    :param path: the ``enron-perry-wolfe`` folder; ``None`` (default) resolves it
+        (:func:`~opendp_graph.datasets.data_path`).
     :returns: a labelled :class:`~opendp_graph.Graph`.
 
     :example:
 
     >>> import opendp_graph as dpg  # doctest: +SKIP
-    >>> g = dpg.datasets.load_enron("../shared/data/enron-perry-wolfe")  # doctest: +SKIP
+    >>> g = dpg.datasets.load_enron()  # doctest: +SKIP
     >>> g.num_nodes, g.num_edges  # doctest: +SKIP
     (156, 1843)
     """

@@ -1,7 +1,8 @@
 """Reproduction of Nassar et al., *VIP Blowfish Privacy in Communication Graphs*, §4, on the
 Deezer friendship graphs of Hungary (HU) and Romania (RO).
 
-``opendp-graph reproduce blowfish --data <folder> [--out DIR] [--quick] [--countries HU,RO]``
+``opendp-graph reproduce blowfish [--data <folder>] [--out DIR] [--quick] [--countries HU,RO]``
+(without ``--data`` the ``deezer`` data set is resolved by :func:`opendp_graph.datasets.data_path`)
 
 1. **MSE of the complete and cumulative degree histograms** (§4.1–4.2, Figures 6–7) under the
    full and attribute policies (everyone protected), ε = 0.1 … 1.0, ``k = 10`` releases each, with
@@ -79,6 +80,7 @@ import opendp.prelude as dp
 
 from ..blowfish import BlowfishPolicy, blowfish_distance, standard_degree_histogram
 from ..blowfish.queries import then_standard_degree_histogram
+from ..datasets._resolve import DataIntegrityError, DataUnavailableError, data_path
 from ..datasets.deezer import load_deezer
 from ..domains import graph_domain
 from ..transformations import (
@@ -343,16 +345,28 @@ def _plots(out: Path, mse: list[dict], sim: list[dict], extra: list[dict]) -> li
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="opendp-graph reproduce blowfish", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", required=True, help="folder with HU_edges.csv and RO_edges.csv (e.g. ../shared/data/deezer)")
+    parser.add_argument(
+        "--data",
+        default=None,
+        help="folder with HU_edges.csv and RO_edges.csv, or one holding deezer/ (default: the deezer data set as "
+        "dpg.datasets.data_path resolves it; see `opendp-graph data list`)",
+    )
     parser.add_argument("--out", default=None, help="folder for the CSV (and PNG) outputs")
     parser.add_argument("--countries", default="HU,RO", help="comma-separated country codes (default HU,RO)")
     parser.add_argument("--quick", action="store_true", help="a few ε values, k = 2 and fewer vertices (for tests)")
     args = parser.parse_args(argv)
 
     dp.enable_features("contrib", "honest-but-curious")
-    data = Path(args.data)
-    if (data / "deezer").is_dir() and not any(data.glob("*_edges.csv")):
-        data = data / "deezer"
+    if args.data is None:
+        try:
+            data = data_path("deezer")
+        except (DataUnavailableError, DataIntegrityError) as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+    else:
+        data = Path(args.data)
+        if (data / "deezer").is_dir() and not any(data.glob("*_edges.csv")):
+            data = data / "deezer"
     if args.quick:
         epsilons, k, targets, repeats, shares, ext_eps = [0.1, 1.0], 2, [1, 10, 112], 2, [0.1, 0.5], [1.0]
     else:

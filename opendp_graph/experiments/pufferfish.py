@@ -1,6 +1,8 @@
 """Reproduce Tables 1–3 of Shafieinejad et al. (paper 001 §4.4, §5.1) on our Enron graph.
 
-``opendp-graph reproduce pufferfish --data ../shared/data/enron-perry-wolfe [--out DIR] [--quick]``
+``opendp-graph reproduce pufferfish [--data ../shared/data/enron-perry-wolfe] [--out DIR] [--quick]``
+(without ``--data`` the ``enron-perry-wolfe`` data set is resolved by
+:func:`opendp_graph.datasets.data_path`)
 
 * **Table 1** — the Conditional model per (log10 property frequency × log10 neighbourhood size)
   bucket: exact ``W∞`` in edges, the same as a fraction of the bucket's largest neighbourhood,
@@ -141,7 +143,7 @@ def _stats(values: list[float]) -> tuple[float, float]:
 
 
 def run(
-    data: str | Path,
+    data: str | Path | None = None,
     *,
     epsilons: tuple[float, ...] = (100.0, 1.0),
     trials: int = 10,
@@ -154,7 +156,8 @@ def run(
     log=print,
 ) -> dict[str, Any]:
     """Compute the three tables; returns ``{"table1": rows, "table2": rows, "table3": rows,
-    "models": {...}, "graph": g}``. ``trials`` at the first ε, ``small_trials`` at the others;
+    "models": {...}, "graph": g}``. ``data`` is the ``enron-perry-wolfe`` folder (``None``:
+    resolved by :func:`opendp_graph.datasets.data_path`). ``trials`` at the first ε, ``small_trials`` at the others;
     ``jobs`` worker processes run the trials (noise sampling dominates the run time)."""
     import opendp.prelude as dp
 
@@ -314,7 +317,12 @@ def _figures(result: dict, out: Path) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="opendp-graph reproduce pufferfish", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", required=True, help="the enron-perry-wolfe folder (e.g. ../shared/data/enron-perry-wolfe)")
+    parser.add_argument(
+        "--data",
+        default=None,
+        help="the enron-perry-wolfe folder, or one holding it (default: the data set as dpg.datasets.data_path "
+        "resolves it; see `opendp-graph data list`)",
+    )
     parser.add_argument("--out", default=None, help="folder for CSV and PNG outputs")
     parser.add_argument("--quick", action="store_true", help="2,000 most frequent n-grams, ε = 100 only, 2 trials (for tests)")
     parser.add_argument("--epsilons", default="100,1", help="comma-separated ε values (default 100,1)")
@@ -331,9 +339,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("every ε must be positive")
     if args.trials < 1 or args.small_trials < 1 or args.c < 1 or args.jobs < 1:
         parser.error("--trials, --small-trials and --c must be positive")
-    data = Path(args.data)
-    if not data.is_dir():
-        parser.error(f"--data folder not found: {data}")
+    from ..datasets._resolve import DataIntegrityError, DataUnavailableError, data_path
+
+    try:
+        data = data_path("enron-perry-wolfe", args.data)
+    except (DataUnavailableError, DataIntegrityError) as error:
+        parser.error(f"--data: {error}" if args.data is not None else str(error))
     if args.quick:
         result = run(data, epsilons=(100.0,), trials=2, small_trials=1, c=args.c, vocabulary_size=2000, jobs=1)
     else:
