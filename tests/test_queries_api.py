@@ -175,3 +175,22 @@ def test_node_level_context_with_projection():
     q = ctx.query().degree_projection(max_degree=6).degree_histogram().laplace()
     assert q.param() == pytest.approx(4 * 6)  # 2θ moved degrees, 2 each
     assert len(q.release()) == 7
+
+
+def test_then_constructors_have_the_real_signatures():
+    import inspect
+
+    for then_x, make_x in [
+        (dpg.then_degree_histogram, dpg.make_degree_histogram),
+        (dpg.then_label_counts, dpg.make_label_counts),
+        (dpg.then_degree_projection, dpg.make_degree_projection),
+        (dpg.then_vip_standard_histogram, dpg.make_vip_standard_histogram),
+        (dpg.then_laplace_threshold, dpg.make_laplace_threshold),
+    ]:
+        made = list(inspect.signature(make_x).parameters)
+        assert list(inspect.signature(then_x).parameters) == made[2:]
+    # a typo or a missing argument fails where it is written, naming the constructor
+    with pytest.raises(TypeError, match=r"then_degree_histogram\(max_degree.*unexpected keyword argument 'max_degre'"):
+        dpg.then_degree_histogram(max_degre=3)
+    with pytest.raises(TypeError, match="then_label_counts.*missing a required argument: 'vocabulary'"):
+        dpg.then_label_counts(2)

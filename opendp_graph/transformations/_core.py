@@ -10,6 +10,7 @@ touching the queries.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -92,13 +93,29 @@ def make_graph_transformation(
 
 
 def then(make: Callable[..., Any]) -> Callable[..., _PartialConstructor]:
-    """The ``then_x`` twin of ``make_x``: fixes every argument but the input domain and metric."""
+    """The ``then_x`` twin of ``make_x``: fixes every argument but the input domain and metric.
+
+    Its signature is ``make_x``'s without ``input_domain`` and ``input_metric`` (for ``help()``
+    and IDEs), and the arguments are bound to it when ``then_x(...)`` is called, so a misspelt
+    or missing argument is a ``TypeError`` there, not when the chain is built.
+    """
+    full = inspect.signature(make)
+    parameters = list(full.parameters.values())
+    if [p.name for p in parameters[:2]] != ["input_domain", "input_metric"]:
+        raise TypeError(f"{make.__name__} must take input_domain and input_metric first")
+    signature = full.replace(parameters=parameters[2:], return_annotation="_PartialConstructor")
 
     def partial(*args: Any, **kwargs: Any) -> _PartialConstructor:
+        try:
+            signature.bind(*args, **kwargs)  # a TypeError naming the argument, at the call
+        except TypeError as e:
+            raise TypeError(f"{partial.__name__}{signature}: {e}") from None
         return _PartialConstructor(lambda input_domain, input_metric: make(input_domain, input_metric, *args, **kwargs))
 
     partial.__name__ = make.__name__.replace("make_", "then_", 1)
     partial.__qualname__ = partial.__name__
+    partial.__module__ = make.__module__
+    partial.__signature__ = signature  # type: ignore[attr-defined]
     partial.__doc__ = f"Partial constructor of :func:`{make.__name__}` (omits ``input_domain`` and ``input_metric``)."
     return partial
 
