@@ -36,6 +36,13 @@ MAX_NUM_NODES = math.isqrt(2**63)  # 3_037_000_499: n² - 1 < 2**63 exactly when
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
+    """A read-only view of ``a`` whose memory owner is read-only too: ``setflags(write=True)`` on
+    what callers get raises, so a Graph's arrays cannot be switched back to writable (an array
+    that owned its memory could be). A view of someone else's writable memory is copied first."""
+    if not a.flags.owndata and (a.base is None or not isinstance(a.base, np.ndarray) or a.base.flags.writeable):
+        a = a.copy()
+    a.setflags(write=False)
+    a = a.view()
     a.setflags(write=False)
     return a
 
@@ -232,8 +239,7 @@ class Graph:
         object.__setattr__(self, "_src", _readonly(src))
         object.__setattr__(self, "_dst", _readonly(dst))
         if labels is not None:
-            for arr in (labels.data, labels.indices, labels.indptr):
-                arr.setflags(write=False)
+            labels.data, labels.indices, labels.indptr = (_readonly(a) for a in (labels.data, labels.indices, labels.indptr))
         object.__setattr__(self, "_labels", labels)
         object.__setattr__(self, "_vocabulary", vocabulary)
         object.__setattr__(self, "_node_ids", node_ids)
@@ -633,8 +639,14 @@ class Graph:
 
     @property
     def labels(self) -> sp.csr_array | None:
-        """Read-only boolean ``(num_edges × len(vocabulary))`` CSR matrix of edge labels, or ``None``."""
-        return self._labels
+        """Read-only boolean ``(num_edges × len(vocabulary))`` CSR matrix of edge labels, or ``None``.
+
+        A new matrix object on each access, over the graph's read-only arrays: reassigning its
+        attributes (``labels.indices = ...``) changes that object, never the graph."""
+        if self._labels is None:
+            return None
+        m = self._labels
+        return sp.csr_array((m.data, m.indices, m.indptr), shape=m.shape, copy=False)
 
     @property
     def vocabulary(self) -> tuple[str, ...] | None:

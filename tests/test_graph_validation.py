@@ -580,3 +580,18 @@ def test_graph_has_no_public_constructor_that_skips_the_checks():
         Graph(num_nodes=3, src=np.array([0, 0, 0]), dst=np.array([1, 1, 1]))
     with pytest.raises(TypeError, match="Graph.from_edges"):
         Graph()
+
+
+def test_a_graphs_arrays_cannot_be_made_writable_again():
+    # read-only arrays that owned their memory could be switched back with setflags(write=True),
+    # and g.labels handed out the internal matrix: both let a "simple" graph double-count
+    g = Graph.from_edges([0, 1], [1, 2], labels=[["a", "b"], ["a"]])
+    for arr in (g.src, g.dst, g.degrees, g.edge_keys, g.labels.data, g.labels.indices, g.labels.indptr):
+        with pytest.raises(ValueError):
+            arr.setflags(write=True)
+    m = g.labels
+    m.indices = np.zeros_like(m.indices)  # changes that object only
+    assert g.label_sets() == [frozenset({"a", "b"}), frozenset({"a"})]
+    again = pickle.loads(pickle.dumps(g))
+    with pytest.raises(ValueError):
+        again.src.setflags(write=True)

@@ -466,3 +466,20 @@ def test_a_dp_fitted_model_states_what_its_fit_costs_against_its_attackers():
     assert f"{f} × 0.5 = {f * 0.5:g}" in model.summary()
     exact = dpg.pufferfish.BinomialModel.fit(g)
     assert "the fit itself" not in exact.summary()
+
+
+def test_a_models_arrays_cannot_be_made_writable_again():
+    # an owned read-only array can be switched back with setflags(write=True): raising max_size
+    # made an uncovered star "covered" while W and the metric's identifier stayed cached
+    fit = dpg.Graph.from_edges([0, 1, 2], [1, 2, 3], labels=[["p"], ["p", "q"], ["q"]])
+    models = [
+        dpg.pufferfish.GlobalModel.fit(fit, source="public"),
+        dpg.pufferfish.ConditionalModel.fit(fit, source="public"),
+        dpg.pufferfish.BinomialModel.fit(fit, source="public"),
+    ]
+    for model in models + [pickle.loads(pickle.dumps(m)) for m in models] + [copy.deepcopy(m) for m in models]:
+        arrays = [v for v in vars(model).values() if isinstance(v, np.ndarray)]
+        assert arrays
+        for arr in arrays:
+            with pytest.raises(ValueError):
+                arr.setflags(write=True)

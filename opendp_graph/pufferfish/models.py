@@ -196,9 +196,15 @@ def _check_vocabulary(vocabulary: Any) -> tuple[str, ...]:
 
 
 def _readonly_state(state: dict[str, Any]) -> None:
-    for value in state.values():
+    """Every array of a model's state becomes a read-only view of read-only memory, so that
+    ``setflags(write=True)`` cannot make it writable again (an array owning its memory could)."""
+    for key, value in list(state.items()):
         if isinstance(value, np.ndarray):
-            value.setflags(write=False)
+            owner = value if value.flags.owndata else value.copy()
+            owner.setflags(write=False)
+            view = owner.view()
+            view.setflags(write=False)
+            state[key] = view
 
 
 def _is_opendp_object(value: Any) -> bool:
