@@ -111,3 +111,8 @@ def test_a_policy_without_n_runs_on_any_size():
     for policy in (P.attribute(), P.distance_threshold(2)):
         t = (dpg.graph_domain(), dpg.blowfish_distance(policy)) >> dpg.then_degree_histogram(max_degree=9)
         assert t(_star(10))[1] == 9
+
+
+def test_a_partition_with_a_huge_index_is_refused_without_building_its_range():
+    with pytest.raises(ValueError, match="person 1 is missing"):
+        P.partitioned([[0, 10**30]])  # used to build range(10**30 + 1): MemoryError

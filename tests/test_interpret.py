@@ -263,3 +263,9 @@ def test_gibbs_sampler_respects_a_degree_cap_and_checks_arguments():
         model.sample(np.random.default_rng(0), 0)
     with pytest.raises(ValueError, match="cap"):
         ERGM(4, max_degree=1).sample(np.random.default_rng(0), 1, fixed={(0, 1): True, (0, 2): True})
+
+
+def test_summary_of_a_huge_epsilon_does_not_overflow():
+    meas = _edge_count_meas(1.0)
+    text = edge_secret_guarantee(meas, alpha=800.0).summary()
+    assert "inf" in text

@@ -125,8 +125,8 @@ class BlowfishPolicy:
                     raise ValueError(f"partition cells overlap (person {min(overlap)} is in two cells)")
                 seen.update(c)
             total = len(seen)
-            if seen != set(range(total)):
-                missing = min(set(range(max(seen) + 1)) - seen)
+            if max(seen) != total - 1:  # distinct non-negative indices cover 0..total-1 iff the largest is total-1
+                missing = min(set(range(total)) - seen)  # O(total), never O(largest index)
                 raise ValueError(f"partition must cover the people 0..n-1 exactly; person {missing} is missing")
             if n is None:
                 n = total

@@ -194,6 +194,14 @@ def _restriction(domain: GraphDomain | None) -> str:
     return ", ".join(promises)
 
 
+def _exp(x: float) -> float:
+    """``e^x`` for the summary, ``inf`` past the float range (ε above ~709 protects nothing)."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
 def describe_guarantee(guarantee: EdgeSecretGuarantee) -> str:
     """A plain-language summary of an :class:`EdgeSecretGuarantee`.
 
@@ -210,7 +218,7 @@ def describe_guarantee(guarantee: EdgeSecretGuarantee) -> str:
         f"What is protected for certain (ε = {eps:.4g}{', δ = %g' % delta if delta else ''}, metric {guarantee.metric}):",
         "  Anyone who already knows the whole network except whether one particular pair is linked cannot use",
         "  this release to tell the two versions apart: any test that is wrong at most a fraction a of the time",
-        f"  under one version detects the other with probability at most e^{eps:.4g} · a = {math.exp(eps):.4g} · a{dtxt}.",
+        f"  under one version detects the other with probability at most e^{eps:.4g} · a = {_exp(eps):.4g} · a{dtxt}.",
         (
             "  This holds whatever the network looks like and whatever else the adversary knows."
             if not guarantee.domain_restriction
@@ -233,7 +241,7 @@ def describe_guarantee(guarantee: EdgeSecretGuarantee) -> str:
             (
                 f"  the same statement holds for a single relationship, with the same factor e^{eps:.4g} (no loss)."
                 if alpha == 0
-                else f"  the same statement holds with e^{tot:.4g} = {math.exp(tot):.4g} in place of e^{eps:.4g}"
+                else f"  the same statement holds with e^{tot:.4g} = {_exp(tot):.4g} in place of e^{eps:.4g}"
                 f" (α = {alpha:.4g} added for the dependence)."
             ),
             "  If the real network has stronger dependence than assumed, this number does not apply.",
