@@ -112,7 +112,10 @@ def _check_margin(margin: Any, unit: PrivacyUnit) -> None:
     if margin.invariant == "lengths":
         hint = "drop the invariant"
         if not own:
-            hint += " (invariant='keys' suits group keys that are public, such as a department)"
+            hint += (
+                " and pass public group keys with .with_keys(...) (invariant='keys' suits group keys that are public "
+                "whatever one unit does: every key occurs in every neighbouring table, which is not checked)"
+            )
         raise ValueError(
             f"a margin with invariant='lengths' (by={_by_text(by)}) releases exact group sizes, which reveal one {unit.unit}; {hint}"
         )
@@ -121,7 +124,8 @@ def _check_margin(margin: Any, unit: PrivacyUnit) -> None:
             f"a margin with invariant='keys' (by={_by_text(by)}) declares the values of {names} that occur in the table "
             f"public, but they are the {unit.unit}'s own: one {unit.unit} can add or remove one (a person in a single "
             "message would be revealed to exist). Drop the invariant and pass public keys in the query with "
-            ".with_keys(...); invariant='keys' suits public columns such as a department"
+            ".with_keys(...); invariant='keys' suits only keys that no single unit can add or remove (not checked: "
+            "a department with one member breaks it)"
         )
 
 
@@ -296,8 +300,10 @@ def compositor(
         one person or edge. So is ``invariant="keys"`` grouped by the unit's own columns (the
         endpoints, the pair identifier or anything computed from them, and the label column of
         an edge-label table): one person, edge or secret can add or remove such a key, so the key
-        set is not public. ``keys`` on a public column (a department) is fine. ``max_length`` and
-        ``max_groups`` are checked on the table.
+        set is not public. ``keys`` on another column is **your claim, not checked**: that every
+        key occurs in every table one unit away (a department whose only member is one person
+        breaks it, and the release then reveals that person's presence); prefer public keys in
+        the query, ``.with_keys(...)``. ``max_length`` and ``max_groups`` are checked on the table.
     :param domain: optional ``dp.lazyframe_domain([...])`` (default: inferred from the table's
         schema). It must carry no margins (``ValueError``: pass them as ``margins=``, where they
         are checked; a margin inside the domain used to bypass the checks), and the table must
