@@ -96,6 +96,9 @@ def property_names(value: Any) -> tuple[str, ...]:
     """
     if value is None or isinstance(value, (str, bytes, Mapping)):
         raise TypeError("vocabulary must be a sequence of strings (a public list of properties)")
+    if isinstance(value, (set, frozenset)):
+        # its order (the output positions, the per-edge priority) would change from run to run
+        raise TypeError("vocabulary must be an ordered sequence of strings, not a set (use sorted(...) or a priority list)")
     vocab = tuple(value)
     for w in vocab:
         if not isinstance(w, str):

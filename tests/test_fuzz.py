@@ -126,6 +126,7 @@ def test_integer_arguments_are_accepted_exactly_when_valid(name, value):
     st.integers(),
 ))
 def test_vocabularies_are_distinct_strings_or_refused(vocabulary):
+    # (a set is refused too: test_a_set_is_not_a_vocabulary)
     valid = (
         isinstance(vocabulary, list)
         and all(isinstance(w, str) for w in vocabulary)
@@ -305,3 +306,11 @@ def test_every_domain_promise_is_enforced_at_release(query, promise, metric):
         assert _clear_error(info.value)
         messages.add(_error_text(info.value))
     assert len(messages) == 1, messages  # the same words for every graph that breaks the promise
+
+
+def test_a_set_is_not_a_vocabulary():
+    # a set's order changes with PYTHONHASHSEED: the output positions and the per-edge priority would too
+    space = dpg.graph_domain(labeled=True), dpg.edge_distance()
+    for vocabulary in ({"a", "b"}, frozenset({"a"})):
+        with pytest.raises(TypeError, match="not a set"):
+            space >> dpg.then_label_counts(1, vocabulary)
