@@ -75,6 +75,7 @@ import opendp.prelude as dp
 from ..graph import Graph
 from ..metrics import integer_d_in
 from ..transformations._core import stability_rule
+from ..transformations.labels import LabelContribution
 from .models import CorrelationModel
 
 __all__ = ["PufferfishDistance", "pufferfish_distance"]
@@ -300,23 +301,15 @@ _ONE_FLIP = """
 """
 
 
-def _cap_binds(metric: PufferfishDistance, c) -> tuple[bool, int]:
-    """``(can_displace, c_eff)`` for the contribution bound ``c`` of a label query (a
-    :class:`~opendp_graph.transformations.labels.LabelContribution`, or a plain ``int``: then
-    nothing is known and the cap may bind)."""
-    effective = int(getattr(c, "effective", c))
-    return bool(getattr(c, "can_displace", True)), effective
-
-
 @stability_rule("label_counts", PufferfishDistance)
 def _pufferfish_counts(domain, metric: PufferfishDistance, c):
     """L1 ``2·max(hi, 1 − lo)·d_in`` when the contribution bound ``c`` can bind, else
     ``max(hi, −lo)·d_in = max(W, 1)·d_in`` (``0`` if no edge can contribute anything).
     """
-    displaces, effective = _cap_binds(metric, c)
-    if effective == 0:
+    c = LabelContribution.of(c)
+    if c.effective == 0:
         bound = 0
-    elif displaces:
+    elif c.can_displace:
         bound = 2 * max(metric.hi, 1 - metric.lo)
     else:
         bound = max(metric.hi, -metric.lo)
@@ -348,15 +341,13 @@ def _pufferfish_map(domain, metric: PufferfishDistance, c):
       (ℓ0 at most the number of counted properties, if known);
     * it cannot: ``(1, max(hi, −lo), max(hi, −lo))``; all ``0`` if no edge can contribute.
     """
-    displaces, effective = _cap_binds(metric, c)
+    c = LabelContribution.of(c)
     lo, hi = metric.lo, metric.hi
-    counted = getattr(c, "counted", None)
-    if effective == 0:
+    if c.effective == 0:
         per = (0, 0, 0)
-    elif displaces:
+    elif c.can_displace:
         m = max(hi, 1 - lo)
-        l0 = 1 + hi if lo >= 0 else max(1 + hi, 3 - lo)
-        per = (l0 if counted is None else min(l0, counted), 2 * m, m)
+        per = (c.keys(1 + hi if lo >= 0 else max(1 + hi, 3 - lo)), 2 * m, m)
     else:
         m = max(hi, -lo)
         per = (1, m, m)

@@ -82,6 +82,21 @@ class LabelContribution(int):
         below both the number of counted properties and the domain's per-edge promise."""
         return all(x is None or int(self) < x for x in (self.counted, self.domain_cap))
 
+    def keys(self, l1: int) -> int:
+        """ℓ0 of a change with L1 ``l1``: at most ``l1`` (integer counts) and at most ``counted``."""
+        return l1 if self.counted is None else min(l1, self.counted)
+
+    @property
+    def relabel(self) -> int:
+        """Most counts one changed edge moves: ``|S Δ S'| ≤ min(2·c_eff, |V|)``."""
+        return self.keys(2 * self.effective)
+
+    @classmethod
+    def of(cls, c: int) -> "LabelContribution":
+        """``c`` as a contribution: itself, or for a plain ``int`` one about which nothing is
+        known (``c_eff = c``, any number of properties counted, the cap may bind)."""
+        return c if isinstance(c, cls) else cls(int(c), counted=None, domain_cap=None)
+
     def __repr__(self) -> str:
         return f"LabelContribution({int(self)}, counted={self.counted}, domain_cap={self.domain_cap})"
 
@@ -278,63 +293,42 @@ then_label_count_map = then(make_label_count_map)
 
 
 # ----------------------------------------------------------------------------- rules
-# Every rule below receives ``c`` as a LabelContribution; the helpers also accept a plain int
-# (nothing known: c_eff = c, |V| unbounded). Proofs: ``_LABEL_GUARANTEE``.
+# Every rule below receives ``c`` as a LabelContribution (LabelContribution.of also takes a plain
+# int: nothing known, c_eff = c, |V| unbounded). Proofs: ``_LABEL_GUARANTEE``.
 def _edge_changes(metric, d: int) -> int:
     return d * metric.k if isinstance(metric, GroupDistance) else d
 
 
-def _effective(c) -> int:
-    return int(getattr(c, "effective", c))
-
-
-def _counted(c) -> int | None:
-    return getattr(c, "counted", None)
-
-
-def _keys(c, l1: int) -> int:
-    """ℓ0: at most ℓ1 (integer counts) and at most the number of counted properties."""
-    counted = _counted(c)
-    return l1 if counted is None else min(l1, counted)
-
-
-def _relabel(c) -> int:
-    """Most counts one changed edge moves: ``|S Δ S'| ≤ min(2·c_eff, |V|)``."""
-    counted = _counted(c)
-    both = 2 * _effective(c)
-    return both if counted is None else min(both, counted)
-
-
 @stability_rule("label_counts", EdgeDistance, GroupDistance)
 def _counts_edge(domain, metric, c):
-    per_edge = _effective(c)
+    per_edge = LabelContribution.of(c).effective
     return lambda d_in: per_edge * _edge_changes(metric, integer_d_in(d_in))
 
 
 @stability_rule("label_count_map", EdgeDistance, GroupDistance)
 def _map_edge(domain, metric, c):
-    per_edge = _effective(c)
+    per_edge = LabelContribution.of(c).effective
 
     def stability(d_in):
         d = _edge_changes(metric, integer_d_in(d_in))
-        return (_keys(c, per_edge * d), per_edge * d, d if per_edge else 0)
+        return (LabelContribution.of(c).keys(per_edge * d), per_edge * d, d if per_edge else 0)
 
     return stability
 
 
 @stability_rule("label_counts", EdgeLabelDistance)
 def _counts_label(domain, metric, c):
-    per_edge = _relabel(c)
+    per_edge = LabelContribution.of(c).relabel
     return lambda d_in: per_edge * integer_d_in(d_in)
 
 
 @stability_rule("label_count_map", EdgeLabelDistance)
 def _map_label(domain, metric, c):
-    per_edge = _relabel(c)
+    per_edge = LabelContribution.of(c).relabel
 
     def stability(d_in):
         d = integer_d_in(d_in)
-        return (_keys(c, per_edge * d), per_edge * d, d if per_edge else 0)
+        return (LabelContribution.of(c).keys(per_edge * d), per_edge * d, d if per_edge else 0)
 
     return stability
 
@@ -342,17 +336,17 @@ def _map_label(domain, metric, c):
 @stability_rule("label_counts", NodeDistance)
 def _counts_node(domain, metric, c):
     bound = require_max_degree(domain, "label_counts")
-    per_edge = _relabel(c)
+    per_edge = LabelContribution.of(c).relabel
     return lambda d_in: per_edge * integer_d_in(d_in) * bound
 
 
 @stability_rule("label_count_map", NodeDistance)
 def _map_node(domain, metric, c):
     bound = require_max_degree(domain, "label_count_map")
-    per_edge = _relabel(c)
+    per_edge = LabelContribution.of(c).relabel
 
     def stability(d_in):
         edges = integer_d_in(d_in) * bound
-        return (_keys(c, per_edge * edges), per_edge * edges, edges if per_edge else 0)
+        return (LabelContribution.of(c).keys(per_edge * edges), per_edge * edges, edges if per_edge else 0)
 
     return stability
