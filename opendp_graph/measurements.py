@@ -12,7 +12,7 @@ import opendp.prelude as dp
 
 from .transformations._core import then
 
-__all__ = ["make_laplace_threshold", "then_laplace_threshold"]
+__all__ = ["make_laplace_threshold", "then_laplace_threshold", "calibrate_laplace_threshold"]
 
 _INTEGER_TYPES = {"i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize"}
 
@@ -89,3 +89,59 @@ def make_laplace_threshold(
 
 
 then_laplace_threshold = then(make_laplace_threshold)
+
+
+def calibrate_laplace_threshold(count_map: dp.Transformation, d_in, epsilon: float, delta: float) -> tuple[float, int]:
+    """The ``(scale, threshold)`` at which ``count_map >> then_laplace_threshold(scale, threshold)``
+    spends at most ``(epsilon, delta)`` for input distance ``d_in``: the smallest such scale, then
+    the smallest threshold at that scale.
+
+    ``dp.binary_search_param(make_chain, d_in, (ε, δ))`` cannot do this in OpenDP 0.16: a check
+    against a pair raises ("unknown ordering") where the map's ε is larger and its δ smaller than
+    the target's, which is where the search starts. So this searches each parameter with OpenDP's
+    own ``dp.binary_search``, on one component of the map at a time: ε (which does not depend on
+    the threshold) for the scale, then δ (decreasing in the threshold) for the threshold, above the
+    ℓ∞ distance where the map is defined. The result is checked against ``(ε, δ)`` with the map
+    itself before it is returned.
+
+    :param count_map: a transformation into a map of integer counts under
+        ``l01inf_distance`` (e.g. ``space >> dpg.then_label_count_map(c)``).
+    :param d_in: the input distance to protect (e.g. ``1``: one edge, one secret).
+    :param epsilon: the ε target, ``> 0``.
+    :param delta: the δ target, ``0 < delta < 1``.
+
+    :example:
+
+    >>> import opendp.prelude as dp, opendp_graph as dpg
+    >>> dp.enable_features("contrib", "honest-but-curious")
+    >>> count_map = (dpg.graph_domain(labeled=True), dpg.edge_distance()) >> dpg.then_label_count_map(1)
+    >>> scale, threshold = dpg.measurements.calibrate_laplace_threshold(count_map, 1, 1.0, 1e-6)
+    >>> scale, threshold
+    (1.0, 15)
+    >>> eps, delta = (count_map >> dpg.then_laplace_threshold(scale, threshold)).map(1)
+    >>> eps <= 1.0 and delta <= 1e-6
+    True
+    """
+    dp.assert_features("contrib", "honest-but-curious")
+    if not isinstance(count_map, dp.Transformation):
+        raise TypeError(f"count_map must be an OpenDP Transformation into a map of counts, got {type(count_map).__name__}")
+    for name, value in (("epsilon", epsilon), ("delta", delta)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"{name} must be a number, got {value!r}")
+    if not epsilon > 0 or epsilon == float("inf"):
+        raise ValueError(f"epsilon must be positive and finite, got {epsilon!r}")
+    if not 0 < delta < 1:
+        raise ValueError(f"delta must be in (0, 1), got {delta!r}")
+    _value_type(count_map.output_domain)
+    linf = count_map.map(d_in)[2]
+    lowest = int(linf) + 1  # the map is defined above the ℓ∞ distance
+
+    def chain(scale: float, threshold: int) -> dp.Measurement:
+        return count_map >> then_laplace_threshold(scale=scale, threshold=threshold)
+
+    scale = dp.binary_search(lambda s: chain(s, lowest).map(d_in)[0] <= epsilon, bounds=(0.0, None), T=float)
+    threshold = dp.binary_search(lambda t: chain(scale, t).map(d_in)[1] <= delta, bounds=(lowest, None), T=int)
+    spent = chain(scale, threshold).map(d_in)
+    if not (spent[0] <= epsilon and spent[1] <= delta):  # pragma: no cover - the searches guarantee it
+        raise RuntimeError(f"calibration failed: {spent} exceeds {(epsilon, delta)}")
+    return scale, threshold

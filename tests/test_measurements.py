@@ -70,3 +70,31 @@ def test_rejects_float_values_and_bad_threshold():
         dpg.make_laplace_threshold(MAP_DOMAIN, MAP_METRIC, 1.0, 3.5)
     with pytest.raises(TypeError, match="map domain"):
         dpg.make_laplace_threshold(dp.vector_domain(dp.atom_domain(T=dp.i64)), dp.l1_distance(T=dp.i64), 1.0, 3)
+
+
+class TestCalibrateLaplaceThreshold:
+    """``calibrate_laplace_threshold``: the smallest scale for ε, then the smallest threshold for δ."""
+
+    @pytest.mark.parametrize("metric_factory, c", [(dpg.edge_distance, 1), (dpg.edge_distance, 3), (lambda: dpg.group_distance(4), 2)])
+    @pytest.mark.parametrize("epsilon, delta", [(1.0, 1e-6), (0.3, 1e-9), (5.0, 0.01)])
+    def test_boundary(self, metric_factory, c, epsilon, delta):
+        count_map = (dpg.graph_domain(labeled=True), metric_factory()) >> dpg.then_label_count_map(c)
+        scale, threshold = dpg.calibrate_laplace_threshold(count_map, 2, epsilon, delta)
+        eps, dlt = (count_map >> dpg.then_laplace_threshold(scale=scale, threshold=threshold)).map(2)
+        assert eps <= epsilon and dlt <= delta
+        # one step less of either parameter breaks the target: the search found the boundary
+        below = count_map >> dpg.then_laplace_threshold(scale=scale * (1 - 1e-9), threshold=threshold)
+        assert below.map(2)[0] > epsilon
+        if threshold - 1 > count_map.map(2)[2]:
+            assert (count_map >> dpg.then_laplace_threshold(scale=scale, threshold=threshold - 1)).map(2)[1] > delta
+
+    def test_bad_arguments(self):
+        count_map = (dpg.graph_domain(labeled=True), dpg.edge_distance()) >> dpg.then_label_count_map(1)
+        for eps, delta, error in [(0.0, 1e-6, ValueError), (float("inf"), 1e-6, ValueError), (1.0, 0.0, ValueError),
+                                  (1.0, 1.0, ValueError), (True, 1e-6, TypeError), ("1", 1e-6, TypeError)]:
+            with pytest.raises(error):
+                dpg.calibrate_laplace_threshold(count_map, 1, eps, delta)
+        with pytest.raises(TypeError, match="Transformation"):
+            dpg.calibrate_laplace_threshold("not a transformation", 1, 1.0, 1e-6)
+        with pytest.raises(TypeError, match="map domain"):
+            dpg.calibrate_laplace_threshold((dpg.graph_domain(), dpg.edge_distance()) >> dpg.then_degree_histogram(max_degree=3), 1, 1.0, 1e-6)
