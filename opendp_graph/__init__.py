@@ -41,7 +41,7 @@ from .transformations import (
     then_triangle_count,
 )
 from .measurements import calibrate_laplace_threshold, make_laplace_threshold, then_laplace_threshold
-from ._context import register_with_context
+from ._context import context, register_with_context
 
 # Each subpackage lifts the names in its ``__all__`` to ``dpg.<name>``; the rest stays under
 # ``dpg.<subpackage>.<name>``.

@@ -194,3 +194,30 @@ def test_then_constructors_have_the_real_signatures():
         dpg.then_degree_histogram(max_degre=3)
     with pytest.raises(TypeError, match="then_label_counts.*missing a required argument: 'vocabulary'"):
         dpg.then_label_counts(2)
+
+
+def test_context_fills_in_the_graph_domain():
+    g = karate()
+    # OpenDP cannot infer a domain for a Graph: the failure dpg.context exists for
+    with pytest.raises(dp.UnknownTypeException):
+        dp.Context.compositor(data=g, privacy_unit=(dpg.edge_distance(), 1), privacy_loss=dp.loss_of(epsilon=1.0), split_evenly_over=1)
+    ctx = dpg.context(g, (dpg.edge_distance(), 1), dp.loss_of(epsilon=1.0), split_evenly_over=2)
+    assert ctx.accountant.input_domain == dpg.graph_domain()
+    query = ctx.query().edge_count().laplace()
+    assert query.param() == pytest.approx(2.0)  # sensitivity 1 at ε = 0.5
+    assert isinstance(query.release(), int)
+    # a labelled graph gets a labelled domain; an explicit domain is used as given and enforced
+    labelled = dpg.Graph.from_edges([0, 1], [1, 2], labels=[["a"], ["b"]])
+    assert dpg.context(labelled, (dpg.edge_distance(), 1), dp.loss_of(epsilon=1.0), split_evenly_over=1).accountant.input_domain == dpg.graph_domain(labeled=True)
+    small = dpg.context(g, (dpg.edge_distance(), 1), dp.loss_of(epsilon=1.0), split_evenly_over=1, domain=dpg.graph_domain(max_degree=3))
+    with pytest.raises(dp.OpenDPException):
+        small.query().edge_count().laplace().release()  # karate has degree 17 > 3
+
+
+def test_context_refuses_what_is_not_a_graph():
+    import networkx as nx
+
+    with pytest.raises(TypeError, match="from_networkx"):
+        dpg.context(nx.karate_club_graph(), (dpg.edge_distance(), 1), dp.loss_of(epsilon=1.0), split_evenly_over=1)
+    with pytest.raises(TypeError, match="graph domain"):
+        dpg.context(karate(), (dpg.edge_distance(), 1), dp.loss_of(epsilon=1.0), split_evenly_over=1, domain=dp.atom_domain(T=int))
