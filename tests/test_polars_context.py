@@ -602,3 +602,75 @@ def test_loss_for_checks_that_the_measurement_protects_the_unit():
     )
     with pytest.raises(ValueError, match="invariant='lengths'"):
         loss_for(_at_scale(exact, exact.query().group_by("dept").agg(dp.len(signed=False)), 6.0), person)
+
+
+# ---------------------------------------------------------------- the Polars route without workarounds (issue 12)
+
+
+def _chat_log():
+    return pl.DataFrame(
+        {
+            "sender": ["a", "a", "b", "c", "a", "b"] * 20,
+            "recipient": ["b", "c", "c", "a", "b", "a"] * 20,
+            "words": [["x", "y"], ["y"], ["x", "z"], ["z"], ["y", "x"], ["x"]] * 20,
+        }
+    )
+
+
+def test_a_column_opendp_cannot_describe_is_named():
+    log = _chat_log()
+    with pytest.raises(TypeError, match=r"'words' \(List\(String\)\).*explode"):
+        dpg.polars.compositor(log, dpg.polars.edge_unit("sender", "recipient"), dp.loss_of(epsilon=1.0), split_evenly_over=1)
+    # what the message recommends works: explode the words, or drop the column
+    for table in (log.explode("words"), log.drop("words")):
+        ctx = dpg.polars.compositor(table, dpg.polars.edge_unit("sender", "recipient"), dp.loss_of(epsilon=1.0), split_evenly_over=1)
+        ctx.query().truncate_per_group(1, keep="first").select(dp.len(signed=False)).release().collect()
+
+
+def test_truncate_num_groups_as_recommended_releases():
+    """The truncation the units' docs recommend for an identifier unit releases in OpenDP 0.16."""
+    words = _chat_log().explode("words").rename({"words": "word"})
+    ctx = dpg.polars.compositor(words, dpg.polars.edge_unit("sender", "recipient"), dp.loss_of(epsilon=1.0), split_evenly_over=1)
+    query = (
+        ctx.query()
+        .truncate_num_groups(2, by=["word"], keep="first")
+        .truncate_per_group(1, by=["word"], keep="first")
+        .group_by("word")
+        .agg(dp.len(signed=False))
+        .with_keys(pl.DataFrame({"word": ["x", "y", "z"]}))
+    )
+    released = query.release().collect()
+    assert sorted(released["word"].to_list()) == ["x", "y", "z"]
+    # and the refusal of a per-group claim on an identifier unit recommends exactly this query
+    unit = dpg.polars.edge_unit("sender", "recipient")
+    claim = (dp.frame_distance(unit.privacy_unit[0]), [dp.polars.Bound(per_group=1), dp.polars.Bound(by=["word"], per_group=1)])
+    with pytest.raises(ValueError, match=r"truncate_num_groups\(c, by=\[\.\.\.\], keep='first'\)"):
+        dpg.polars.check_privacy_unit(claim, unit)
+
+
+def test_truncate_num_groups_default_keep_still_fails_in_opendp_0_16():
+    """Pins the upstream failure our docs work around; when OpenDP fixes it, this fails: drop the
+    keep="first" advice from polars/_units.py and this test."""
+    words = _chat_log().explode("words").rename({"words": "word"})
+    ctx = dpg.polars.compositor(words, dpg.polars.edge_unit("sender", "recipient"), dp.loss_of(epsilon=1.0), split_evenly_over=1)
+    query = (
+        ctx.query().truncate_num_groups(2, by=["word"]).truncate_per_group(1, by=["word"])
+        .group_by("word").agg(dp.len(signed=False)).with_keys(pl.DataFrame({"word": ["x", "y", "z"]}))
+    )
+    with pytest.raises(dp.OpenDPException, match="multiple fields with name"):
+        query.release().collect()
+
+
+def test_accounting_is_numbers():
+    log = _chat_log().drop("words")
+    for loss, columns in [(dp.loss_of(epsilon=1.0), {"epsilon": pl.Float64}), (dp.loss_of(rho=0.5), {"rho": pl.Float64}),
+                          (dp.loss_of(epsilon=1.0, delta=1e-7), {"epsilon": pl.Float64, "delta": pl.Float64})]:
+        ctx = dpg.polars.compositor(log, dpg.polars.person_unit("sender", "recipient", max_messages=120), loss, split_evenly_over=2)
+        ctx.query().select(dp.len(signed=False)).release().collect()
+        table = ctx.accounting(units=(1, 3))
+        for name, dtype in columns.items():
+            assert table.schema[name] == dtype
+        first = table.row(0, named=True)
+        spent = ctx.spent(1)
+        assert first[next(iter(columns))] == pytest.approx(spent[0] if isinstance(spent, tuple) else spent)
+        assert table["units"].to_list() == [1, 3]

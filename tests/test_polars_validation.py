@@ -129,3 +129,4 @@ def test_counts_and_graphs_are_right_or_refused(table):
     h = graph_from_polars(frame, "s", "r", self_loops="drop", nodes=public)
     assert list(h.node_ids) == public
     assert {frozenset((h.node_ids[u], h.node_ids[v])) for u, v in h.edges.tolist()} == edges
+

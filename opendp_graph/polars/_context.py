@@ -160,6 +160,36 @@ def _check_domain(domain: Any) -> None:
         )
 
 
+def _check_column_dtypes(schema: Any) -> None:
+    """Every column must have a dtype OpenDP can describe, or OpenDP fails later with
+    ``unrecognized dtype: List(String)``, naming no column. Schema only (public): each column is
+    described alone by OpenDP's own inference, ``dp.domain_of(LazyFrame, infer=True)``."""
+    import polars as pl
+
+    unsupported = []
+    for name, dtype in schema.items():
+        try:
+            dp.domain_of(pl.LazyFrame(schema={name: dtype}), infer=True)
+        except Exception:
+            unsupported.append(f"{name!r} ({dtype})")
+    if unsupported:
+        raise TypeError(
+            f"OpenDP {_opendp_version()} cannot describe the column(s) {', '.join(unsupported)} of this "
+            "table. Drop the columns the release does not use (frame.drop(...) or frame.select(...)) before "
+            "compositor; for the words of each message, a List(String) column, explode it into one row per word "
+            "(frame.explode(column)), as the Polars tutorial does"
+        )
+
+
+def _opendp_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("opendp")
+    except PackageNotFoundError:  # pragma: no cover - opendp is a dependency
+        return ""
+
+
 def _check_domain_membership(domain: Any, frame: Any) -> None:
     """The data half of ``domain=``: OpenDP trusts a series domain's claims (bounds, no nulls,
     dtype) without looking, so every column it describes is checked on the snapshot. One fixed
@@ -258,13 +288,31 @@ class UnitContext(dp.Context):
         return total
 
     def accounting(self, units: Sequence[int] = (1, 2)):
-        """A Polars table: for each number of units, OpenDP's ``d_in`` and the loss spent so far."""
+        """A Polars table: for each number of units, OpenDP's ``d_in`` and the loss spent so far,
+        as numbers: an ``epsilon`` column (``rho`` under zCDP), and ``delta`` for an approximate
+        measure.
+
+        >>> import polars as pl, opendp.prelude as dp, opendp_graph as dpg
+        >>> log = pl.DataFrame({"sender": [1, 1, 2], "recipient": [2, 3, 3]})
+        >>> ctx = dpg.polars.compositor(log, dpg.polars.person_unit("sender", "recipient", max_messages=2),
+        ...                             dp.loss_of(epsilon=1.0), split_evenly_over=2)
+        >>> _ = ctx.query().select(dp.len(signed=False)).release().collect()
+        >>> ctx.accounting().select("units", "d_in", "epsilon").rows()
+        [(1, 4, 0.5), (2, 8, 1.0)]
+        """
         import polars as pl
 
-        rows = [
-            {"unit": self.unit.unit, "units": int(k), "d_in": self.unit.d_in(k), "measured_in": self.unit.measured_in, "spent": str(self.spent(k))}
-            for k in units
-        ]
+        measure = str(self.accountant.output_measure)
+        name = "rho" if "ZeroConcentrated" in measure else "epsilon"
+        rows = []
+        for k in units:
+            loss = self.spent(k)
+            row = {"unit": self.unit.unit, "units": int(k), "d_in": self.unit.d_in(k), "measured_in": self.unit.measured_in}
+            if isinstance(loss, tuple):
+                row.update({name: float(loss[0]), "delta": float(loss[1])})
+            else:
+                row[name] = float(loss)
+            rows.append(row)
         return pl.DataFrame(rows)
 
     def __repr__(self) -> str:
@@ -351,7 +399,10 @@ def compositor(
         _check_margin(margin, unit)
     if domain is not None:
         _check_domain(domain)
-    unit._check_schema(lazy.collect_schema())  # public: refuse before reading any value
+    schema = lazy.collect_schema()
+    unit._check_schema(schema)  # public: refuse before reading any value
+    if domain is None:  # else the domain's columns are what OpenDP reads, checked on the snapshot
+        _check_column_dtypes(schema)
     # one snapshot: what is checked is what every release reads (a LazyFrame is re-evaluated
     # by each release; a DataFrame's .lazy() below is a snapshot: later in-place edits of the
     # frame, df[i, c] = v, replace its columns and do not reach it)

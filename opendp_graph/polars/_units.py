@@ -27,8 +27,10 @@ secret label    :func:`~opendp_graph.pufferfish_distance`:   ``SymmetricDistance
 
 ``pair`` is the identifier expression :func:`pair_identifier` (the unordered pair of endpoints).
 With an identifier OpenDP itself bounds each pair's rows: a query must truncate
-(``.truncate_per_group(k)``, ``.truncate_num_groups(c, by=[...])``) before it aggregates, and
-needs no assumption about the data. A row-level unit instead rests on a *declared* public bound
+(``.truncate_per_group(k, by=[...], keep="first")``, and to bound how many groups a pair touches
+``.truncate_num_groups(c, by=[...], keep="first")`` before it) before it aggregates, and needs no
+assumption about the data. Pass ``keep="first"`` (or ``"last"``) to ``truncate_num_groups``: its
+default ``keep="sample"`` fails at release in OpenDP 0.16 ("multiple fields with name ... found"). A row-level unit instead rests on a *declared* public bound
 (``max_messages`` per pair or per person), which is part of the input domain: the context
 checks it on the table and rejects a table outside it, like the graph queries reject a graph
 outside their domain.
@@ -955,7 +957,8 @@ def check_privacy_unit(privacy_unit: tuple[Any, Any], unit: PrivacyUnit, frame: 
             if unit.measured_in == "identifiers":
                 raise ValueError(
                     "per-group bounds on an identifier unit cannot be verified here; truncate in the query "
-                    "(truncate_per_group / truncate_num_groups) and OpenDP derives them itself"
+                    "(truncate_num_groups(c, by=[...], keep='first') and truncate_per_group(k, by=[...], keep='first')) "
+                    "and OpenDP derives them itself"
                 )
             if frame is None:
                 raise ValueError(f"per-group bounds {grouped} are claims about the data; pass frame= to verify them")
