@@ -16,9 +16,24 @@ built from them), and pickle and deep-copy.
 
 Only :func:`pufferfish_distance` and :class:`PufferfishDistance` are lifted to ``dpg.``; the rest
 lives here: ``dpg.pufferfish.BinomialModel.fit(graph)``, ``dpg.pufferfish.w_infinity(p, q)``, ...
+
+The (ε, δ) relaxation — per secret pair, a coupling allowed to leave its window with probability
+``δ`` under the attacker's prior — is ``model.wasserstein(delta)`` (:mod:`.coupling`:
+``w_delta``, ``flip_delta``, ``min_failure``, ...). The metric still uses ``delta = 0``.
 """
 
 from .wasserstein import QuantileGaps, quantile_gap_range, w_infinity
+from .coupling import (
+    DeltaBounds,
+    binomial_delta_bounds,
+    binomial_min_failure_bound,
+    delta_bounds,
+    flip_delta,
+    min_failure,
+    optimal_coupling,
+    quantile_failure,
+    w_delta,
+)
 from .models import (
     BinomialModel,
     ConditionalModel,

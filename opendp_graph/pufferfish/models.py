@@ -89,6 +89,7 @@ from .._checks import positive_integer, property_names
 from .._progress import check_progress, resolve_progress
 from ..graph import Graph
 from ._stats import NeighbourhoodStats, neighbourhood_stats
+from .coupling import DeltaBounds, binomial_delta_bounds, check_delta, delta_bounds
 from .wasserstein import QuantileGaps, binomial_gap_range, quantile_gap_range
 
 __all__ = [
@@ -229,10 +230,28 @@ class _FrozenAfterInit(type):
 class WassersteinReport:
     """What :meth:`CorrelationModel.wasserstein` returns.
 
-    ``W`` is Song et al.'s ``sup W∞`` over the model's secret pairs; ``d_min, d_max`` the
-    extremes of the quantile difference; ``flip_bound`` the most edges that change under the
-    coupling; ``table`` one row (a dict) per bucket / neighbourhood size; ``cdfs`` maps a name
-    to ``(values, cdf given s⁰, cdf given s¹)`` for plotting (paper Figures 3–5).
+    At ``delta = 0`` (the default): ``W`` is Song et al.'s ``sup W∞`` over the model's secret
+    pairs; ``d_min, d_max`` the extremes of the quantile difference; ``flip_bound`` the most
+    edges that change under the coupling; ``table`` one row (a dict) per bucket / neighbourhood
+    size; ``cdfs`` maps a name to ``(values, cdf given s⁰, cdf given s¹)`` for plotting (paper
+    Figures 3–5).
+
+    At ``delta > 0`` (the (ε, δ) relaxation, :mod:`.coupling`), for **every secret pair
+    separately** there is a coupling of ``f | s⁰`` and ``f | s¹`` whose difference ``d = f¹ −
+    f⁰`` stays in a window except with probability ``≤ δ`` under the attacker's prior:
+
+    * ``W`` = the largest per-pair ``W_δ`` (window ``[−W_δ, W_δ]``);
+    * ``[d_min, d_max]`` = the hull of the per-pair windows of :func:`.coupling.delta_bounds`
+      (``[−W_δ, W_δ]`` cut by that pair's δ = 0 quantile range when a coupling certifies the
+      cut, which keeps its sign — e.g. ``d ≥ 1`` — else ``[−W_δ, W_δ]``), so ``W =
+      max(d_max, −d_min)`` still. The δ-optimal couplings are not monotone, so this is a
+      window, not the range of a quantile difference;
+    * ``flip_bound`` = the largest per-pair ``F_δ`` (window ``[2 − F_δ, F_δ]``, met by its own
+      coupling; not derived from ``[d_min, d_max]``, which may give more);
+    * ``table``: the δ = 0 columns plus ``W_delta``, ``d_min_delta``, ``d_max_delta``,
+      ``flip_delta`` (and ``flip_inf``) per bucket / neighbourhood size; ``cdfs`` as at δ = 0.
+
+    ``delta`` records the δ the report was computed at.
     """
 
     W: int
@@ -241,6 +260,7 @@ class WassersteinReport:
     flip_bound: int
     table: list[dict[str, Any]] = field(repr=False)
     cdfs: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(repr=False)
+    delta: float = 0.0
 
 
 class CorrelationModel(metaclass=_FrozenAfterInit):
@@ -311,13 +331,37 @@ class CorrelationModel(metaclass=_FrozenAfterInit):
         new.__setstate__(copied)
         return new
 
-    def wasserstein(self) -> WassersteinReport:
-        """``W`` and its diagnostics (per-bucket table, CDFs). Computed once, then cached."""
-        cached = self.__dict__.get("_report_cache")
+    def wasserstein(self, delta: float = 0.0) -> WassersteinReport:
+        """``W`` and its diagnostics (per-bucket table, CDFs) at ``delta`` (default 0: Song et
+        al.'s ``W∞``). Computed once per δ, then cached.
+
+        ``delta`` (a probability in ``[0, 1)``; ``TypeError``/``ValueError`` otherwise) asks for
+        the (ε, δ) relaxation: each secret pair's coupling may leave its window with
+        probability ``≤ δ`` (:class:`WassersteinReport` says what every field then means;
+        :mod:`.coupling` how it is computed, exactly or conservatively). ``delta = 0`` is the
+        report this method always returned (same object, cached in ``_report_cache``); other
+        values are cached in ``_report_cache_delta`` (a dict by δ). Caching is sound because the
+        model is immutable (module docstring).
+        """
+        delta = check_delta(delta)
+        if delta == 0.0:
+            cached = self.__dict__.get("_report_cache")
+            if cached is None:
+                cached = self._report()
+                self.__dict__["_report_cache"] = cached
+            return cached
+        by_delta = self.__dict__.get("_report_cache_delta")
+        if by_delta is None:
+            by_delta = {}
+            self.__dict__["_report_cache_delta"] = by_delta  # the frozen __setattr__ is bypassed, as above
+        cached = by_delta.get(delta)
         if cached is None:
-            cached = self._report()
-            self.__dict__["_report_cache"] = cached
+            cached = self._report_delta(delta)
+            by_delta[delta] = cached
         return cached
+
+    def _report_delta(self, delta: float) -> WassersteinReport:  # pragma: no cover - subclasses override
+        raise NotImplementedError
 
     @property
     def W(self) -> int:
@@ -399,6 +443,39 @@ class CorrelationModel(metaclass=_FrozenAfterInit):
 def _histogram_cdf(h: np.ndarray) -> np.ndarray:
     total = h.sum()
     return np.cumsum(h) / total if total else np.zeros(h.size)
+
+
+def _delta_columns(b: DeltaBounds | None) -> dict[str, Any]:
+    """The per-bucket columns a δ > 0 report adds to the δ = 0 row."""
+    if b is None:
+        return {"flip_inf": None, "W_delta": None, "d_min_delta": None, "d_max_delta": None, "flip_delta": None}
+    return {
+        "flip_inf": flip_bound(*b.gaps),
+        "W_delta": b.W,
+        "d_min_delta": b.d_min,
+        "d_max_delta": b.d_max,
+        "flip_delta": b.flip_bound,
+    }
+
+
+class _Hull:
+    """Running aggregate of per-pair δ-bounds: ``W`` and ``F`` the largest, the window the hull
+    (every pair's window lies in it, so the aggregate is valid for every pair)."""
+
+    def __init__(self) -> None:
+        self.W = self.F = self.lo = self.hi = None
+
+    def add(self, b: DeltaBounds) -> None:
+        if self.W is None:
+            self.W, self.F, self.lo, self.hi = b.W, b.flip_bound, b.d_min, b.d_max
+        else:
+            self.W, self.F = max(self.W, b.W), max(self.F, b.flip_bound)
+            self.lo, self.hi = min(self.lo, b.d_min), max(self.hi, b.d_max)
+
+    def report(self, rows: list[dict[str, Any]], cdfs: dict, delta: float) -> WassersteinReport:
+        if self.W is None:  # nothing constrained (every bucket ignored): as at δ = 0
+            return WassersteinReport(1, 1, 1, 1, rows, cdfs, delta)
+        return WassersteinReport(self.W, self.lo, self.hi, self.F, rows, cdfs, delta)
 
 
 # --------------------------------------------------------------------------- Binomial
@@ -579,6 +656,27 @@ class BinomialModel(CorrelationModel):
         W = max(d_max_all, -d_min_all)
         return WassersteinReport(W, d_min_all, d_max_all, flip_bound(d_min_all, d_max_all), rows, cdfs)
 
+    def _report_delta(self, delta: float) -> WassersteinReport:
+        """Every neighbourhood size ``n`` by :func:`.coupling.binomial_delta_bounds`: a
+        conservative computation (exact rational bounds of the binomial masses, never a float
+        rounding in the direction of privacy), so every ``W_δ``/``F_δ`` is at least the true one
+        and every window is certified; for a DP fit (``p`` intervals) the bound holds for every
+        point of the box (a quantile-coupling bound there, not the exact supremum). No size is
+        skipped: each row holds its own values."""
+        base = self.wasserstein()
+        rows, hull = [], _Hull()
+        report = resolve_progress(self._progress, label="Binomial W_delta")
+        report.start(int(self.neighbour_counts.sum()) + self.neighbour_counts.size)
+        for n in sorted(self.neighbour_counts.tolist(), reverse=True):
+            report.advance(n + 1)
+            b = binomial_delta_bounds(n, self.p0_range, self.p1_range, delta)
+            rows.append({"neighbours": n, "neighbourhood": n + 1, "d_min": b.gaps.d_min, "d_max": b.gaps.d_max,
+                         "W_inf": b.w_infinity, "skipped": False, **_delta_columns(b)})
+            hull.add(b)
+        report.finish()
+        rows.reverse()
+        return hull.report(rows, dict(base.cdfs), delta)
+
     def _content(self) -> list[Any]:
         return [self.p0_range, self.p1_range, self.neighbour_counts, self.data_dependent, self.provenance]
 
@@ -634,6 +732,19 @@ def _bucket_gaps(h0: np.ndarray, h1: np.ndarray, max_n: int) -> tuple[QuantileGa
         return QuantileGaps(2 - max_n, max_n), False
     k0, k1 = np.flatnonzero(h0).max(), np.flatnonzero(h1).max()
     return quantile_gap_range(h0[: k0 + 1], h1[: k1 + 1]), True
+
+
+def _bucket_delta(h0: np.ndarray, h1: np.ndarray, max_n: int, delta: float) -> tuple[DeltaBounds, bool]:
+    """:func:`.coupling.delta_bounds` of one bucket (exact: integer histograms). An unobserved
+    bucket keeps its trivial δ = 0 values at every δ < 1: its attacker may hold *any* laws on
+    ``[0, N−1]`` and ``[1, N]``, among them the point masses at ``0`` and ``N`` (``d ≡ N``) and
+    at ``N − 1`` and ``1`` (``d ≡ 2 − N``), which no coupling brings into a smaller window
+    except with probability 1."""
+    gaps, observed = _bucket_gaps(h0, h1, max_n)
+    if not observed:
+        return DeltaBounds(gaps.w_infinity, gaps.d_min, gaps.d_max, flip_bound(*gaps), delta, gaps), False
+    k0, k1 = np.flatnonzero(h0).max(), np.flatnonzero(h1).max()
+    return delta_bounds(h0[: k0 + 1], h1[: k1 + 1], delta), True
 
 
 class GlobalModel(_EmpiricalModel):
@@ -709,6 +820,18 @@ class GlobalModel(_EmpiricalModel):
         return WassersteinReport(
             gaps.w_infinity, gaps.d_min, gaps.d_max, flip_bound(*gaps), [row], {"global": (values, _histogram_cdf(h0), _histogram_cdf(h1))}
         )
+
+    def _report_delta(self, delta: float) -> WassersteinReport:
+        """The one pooled pair at δ, exactly (:func:`.coupling.delta_bounds`). Clipping the
+        pooled laws to an edge's feasible range maps a coupling to one whose difference lies
+        between 1 and the unclipped one (module docstring), so every window containing 1 —
+        ``[2 − F_δ, F_δ]``, and the metric's hull of ``[d_min, d_max]`` with 1 — stays valid
+        with the same failure probability."""
+        base = self.wasserstein()
+        b, _ = _bucket_delta(self.hist0, self.hist1, int(self.max_size.max()), delta)
+        hull = _Hull()
+        hull.add(b)
+        return hull.report([{**base.table[0], **_delta_columns(b)}], dict(base.cdfs), delta)
 
     def _repr_fields(self) -> str:
         return f"secrets_s0={int(self.hist0.sum())}, secrets_s1={int(self.hist1.sum())}"
@@ -908,6 +1031,26 @@ class ConditionalModel(_EmpiricalModel):
         W = max(d_max_all, -d_min_all)
         return WassersteinReport(W, d_min_all, d_max_all, flip_bound(d_min_all, d_max_all), rows, cdfs)
 
+    def _report_delta(self, delta: float) -> WassersteinReport:
+        """Every bucket at δ, exactly (:func:`_bucket_delta`); each secret lies in one bucket and
+        gets that bucket's coupling and its own δ. Buckets ignored at δ = 0 (``unobserved=
+        "ignore"``) stay ignored."""
+        base = self.wasserstein()
+        rows, hull = [], _Hull()
+        base_rows = iter(base.table)
+        for fb in range(self.hist0.shape[0]):
+            for sb in range(self.hist0.shape[1]):
+                if self.pairs[fb, sb] == 0:
+                    continue
+                row = next(base_rows)
+                b, observed = _bucket_delta(self.hist0[fb, sb], self.hist1[fb, sb], int(self.max_size[sb]), delta)
+                if not observed and self.unobserved == "ignore":
+                    rows.append({**row, **_delta_columns(None)})
+                    continue
+                rows.append({**row, **_delta_columns(b)})
+                hull.add(b)
+        return hull.report(rows, dict(base.cdfs), delta)
+
     def _repr_fields(self) -> str:
         return (
             f"base={self.base:g}, buckets={tuple(self.hist0.shape[:2])}, properties={len(self.vocabulary)}, "
@@ -939,6 +1082,13 @@ class EdgeLevelModel(CorrelationModel):
 
     def _report(self) -> WassersteinReport:
         return WassersteinReport(1, 1, 1, 1, [{"d_min": 1, "d_max": 1, "W_inf": 1}], {})
+
+    def _report_delta(self, delta: float) -> WassersteinReport:
+        """Unchanged at every δ < 1: ``d ≡ 1`` surely (point masses one apart), and no coupling
+        puts it in a window without 1 except with probability 1."""
+        gaps = QuantileGaps(1, 1)
+        b = DeltaBounds(1, 1, 1, 1, delta, gaps)
+        return WassersteinReport(1, 1, 1, 1, [{"d_min": 1, "d_max": 1, "W_inf": 1, **_delta_columns(b)}], {}, delta)
 
     def _content(self) -> list[Any]:
         return []
@@ -979,6 +1129,16 @@ class MarkovQuiltModel(CorrelationModel):
     def _report(self) -> WassersteinReport:
         n = self.max_neighbourhood
         return WassersteinReport(n, 2 - n, n, n, [{"max_neighbourhood": n, "d_min": 2 - n, "d_max": n, "W_inf": n}], {})
+
+    def _report_delta(self, delta: float) -> WassersteinReport:
+        """Unchanged at every δ < 1: the attacker class holds *every* pair of laws on ``[0, N−1]``
+        and ``[1, N]``, among them point masses with ``d ≡ N`` and with ``d ≡ 2 − N``; a point
+        pair fails any window without its difference with probability 1 > δ. So ``W_δ = N``, the
+        window is ``[2 − N, N]`` and ``F_δ = N``, as at δ = 0."""
+        n = self.max_neighbourhood
+        b = DeltaBounds(n, 2 - n, n, n, delta, QuantileGaps(2 - n, n))
+        row = {"max_neighbourhood": n, "d_min": 2 - n, "d_max": n, "W_inf": n, **_delta_columns(b)}
+        return WassersteinReport(n, 2 - n, n, n, [row], {}, delta)
 
     def _content(self) -> list[Any]:
         return [self.max_neighbourhood]

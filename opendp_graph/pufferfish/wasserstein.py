@@ -20,6 +20,9 @@ Exactness: every comparison ``F_ν(y) ≥ F_μ(x)`` is done in exact rational ar
 histograms are compared by cross-multiplying Python integers, and floating-point probability
 vectors are read as the exact binary fractions they are (``fractions.Fraction``). There is no
 tolerance, so ties (e.g. two CDFs both reaching 1/2 at different points) are resolved exactly.
+
+The (ε, δ) relaxation — couplings allowed to leave the window with probability ``δ`` — is in
+:mod:`.coupling`; at ``δ = 0`` it gives back exactly the quantities computed here.
 """
 
 from __future__ import annotations
@@ -62,6 +65,16 @@ def _exact_masses(p: Any, name: str) -> list:
         raise ValueError(f"{name} must be a one-dimensional vector of masses on 0..K, got shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"{name} is empty")
+    if arr.dtype == object and arr.size and all(
+        isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v in arr.tolist()
+    ):
+        # exact weights (Python integers too large for int64, or Fractions): normalised exactly
+        masses = list(arr.tolist())
+        if any(m < 0 for m in masses):
+            raise ValueError(f"{name} holds negative masses")
+        if sum(masses) == 0:
+            raise ValueError(f"{name} has no mass")
+        return masses
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
         raise TypeError(f"{name} must hold numbers, got dtype {arr.dtype}")
     if np.issubdtype(arr.dtype, np.floating):
@@ -99,7 +112,8 @@ def quantile_gap_range(mu: Any, nu: Any) -> QuantileGaps:
     """Exact ``(d_min, d_max)`` of ``Q_ν(t) − Q_μ(t)`` for two mass vectors on ``0..K``.
 
     ``mu``, ``nu``: probability vectors (floats summing to 1) or non-negative integer counts
-    (normalised exactly). They may have different lengths (index = value).
+    (normalised exactly; Python integers of any size and ``Fraction`` weights are taken exactly
+    too). They may have different lengths (index = value).
 
     >>> quantile_gap_range([0.5, 0.5], [0.0, 0.5, 0.5])
     (1, 1)
