@@ -19,7 +19,9 @@ lives here: ``dpg.pufferfish.BinomialModel.fit(graph)``, ``dpg.pufferfish.w_infi
 
 The (ε, δ) relaxation — per secret pair, a coupling allowed to leave its window with probability
 ``δ`` under the attacker's prior — is ``model.wasserstein(delta)`` (:mod:`.coupling`:
-``w_delta``, ``flip_delta``, ``min_failure``, ...). The metric still uses ``delta = 0``.
+``w_delta``, ``flip_delta``, ``min_failure``, ...); ``pufferfish_distance(model, delta=δ)`` is
+the relaxed metric, and :func:`make_pufferfish_approximate` releases under it with an
+``(ε, δ)`` privacy map that includes the coupling's δ.
 """
 
 from .wasserstein import QuantileGaps, quantile_gap_range, w_infinity
@@ -45,7 +47,7 @@ from .models import (
     fit_all,
     flip_bound,
 )
-from .metric import PufferfishDistance, pufferfish_distance
+from .metric import PufferfishDistance, make_pufferfish_approximate, pufferfish_distance
 from .dp_fit import fit_binomial_dp
 
 __all__: list[str] = ["pufferfish_distance", "PufferfishDistance"]

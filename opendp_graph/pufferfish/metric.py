@@ -40,6 +40,20 @@ Pufferfish metric and any other metric) **cannot** be composed by OpenDP: the me
 identifier includes the model's class, parameters and a content hash of its fitted arrays, so
 two different models never share an identifier and the compositors refuse the mix.
 
+**The (ε, δ) relaxation** (``pufferfish_distance(model, delta=δ)``). ``W∞`` is a supremum over
+every quantile level, so it is set by tails of the model no data could show (Enron's Binomial
+``W∞ = 82`` against ``W_δ = 28`` at ``δ = 10⁻⁶``). With ``delta > 0`` the relation above uses the
+window ``[d_min, d_max]`` of ``model.wasserstein(delta)``: for every secret pair a coupling keeps
+the difference in it except with probability ``≤ δ`` under the attacker's prior
+(:mod:`.coupling`, exact; conservative for the Binomial model). Conditioning on that event and
+paying ``δ`` for the rest turns ``(ε, δ_M)`` stability of a release into ``(ε, δ_M + δ)``-Pufferfish
+privacy for that pair (:func:`make_pufferfish_approximate`, which every release under such a
+metric must go through: unwrapped, the queries refuse to run, since their pure-ε map would not
+hold). Every stability rule below is unchanged: it reads only the window. ``δ`` is a probability
+under the model, not noise randomness: for a person whose e-mail subjects are released, it is the
+chance, as the model sees it, that their neighbourhood is one of the rare configurations for
+which the noise was not scaled.
+
 **Coverage.** The coupling exists for the secrets the model describes, so every query under
 this metric refuses a graph with ``not model.covers(graph)`` before it reads the labels (a
 ``ValueError`` in the query, which OpenDP re-raises as an ``OpenDPException``). The structure is
@@ -65,6 +79,7 @@ of the data (``model.data_dependent``; :meth:`~.models.CorrelationModel.summary`
 
 from __future__ import annotations
 
+import contextvars
 import itertools
 import math
 from collections import deque
@@ -76,11 +91,15 @@ from ..graph import Graph
 from ..metrics import integer_d_in
 from ..transformations._core import stability_rule
 from ..transformations.labels import LabelContribution
-from .models import CorrelationModel
+from .models import CorrelationModel, flip_bound
 
-__all__ = ["PufferfishDistance", "pufferfish_distance"]
+__all__ = ["PufferfishDistance", "pufferfish_distance", "make_pufferfish_approximate"]
 
 INF = math.inf
+
+# True while make_pufferfish_approximate runs its measurement: a query under a relaxed
+# (delta > 0) metric runs only then, so its release is always accounted with the coupling's delta
+_COUPLING_ACCOUNTED: contextvars.ContextVar[bool] = contextvars.ContextVar("pufferfish_coupling_accounted", default=False)
 
 
 @dataclass(frozen=True, repr=False)
@@ -100,6 +119,9 @@ class PufferfishDistance:
     vocabulary: tuple[str, ...] | None = field(default=None, compare=False)
     """The properties the label queries may read (``model.vocabulary``), or ``None``: any. Part of
     the identifier through the model's fingerprint."""
+    delta: float = 0.0
+    """The coupling's failure probability (:func:`pufferfish_distance`, ``delta=``): ``0`` for the
+    exact Wasserstein mechanism; part of the identifier when positive."""
 
     @property
     def lo(self) -> int:
@@ -112,9 +134,10 @@ class PufferfishDistance:
         return max(self.d_max, 1)
 
     def __repr__(self) -> str:
+        coupling = f", delta={self.delta!r}" if self.delta > 0 else ""
         return (
             f"PufferfishDistance(model={self.model_repr}, d_min={self.d_min}, d_max={self.d_max}, "
-            f"flip_bound={self.flip_bound}, W={self.W})"
+            f"flip_bound={self.flip_bound}, W={self.W}{coupling})"
         )
 
     def check_graph(self, graph: Graph) -> None:
@@ -126,6 +149,12 @@ class PufferfishDistance:
         this metric the structure is public (graphs with different structures are at distance
         ``inf``), so the check reveals nothing protected.
         """
+        if self.delta > 0 and not _COUPLING_ACCOUNTED.get():
+            raise ValueError(
+                f"a release under pufferfish_distance(model, delta={self.delta!r}) must run inside "
+                "dpg.pufferfish.make_pufferfish_approximate(measurement), whose privacy map adds the coupling's delta; "
+                "alone, the measurement's map would report a pure epsilon that does not hold"
+            )
         if not self.model.covers(graph):
             raise ValueError(
                 f"{self.model_repr} does not cover this graph's structure (some neighbourhood is outside "
@@ -229,13 +258,19 @@ def _closed_neighbourhood(g: Graph, i: int) -> set[int]:
     return {j for j in range(g.num_edges) if {src[j], dst[j]} & {u, v}}
 
 
-def pufferfish_distance(model: CorrelationModel) -> dp.Metric:
+def pufferfish_distance(model: CorrelationModel, *, delta: float = 0.0) -> dp.Metric:
     """The Pufferfish metric of a correlation model (see the module docstring for S, S_pairs,
     Θ, the meaning of ``d_in`` and composition).
 
     ``space >> dpg.then_label_counts(c, vocabulary) >> dp.m.then_laplace(scale)`` is then the
     Wasserstein mechanism (Song et al. Theorem 3.2) and ``>> dpg.then_laplace_threshold(...)``
     the correlation-aware set union; ``meas.map(1)`` is the ε for one secret pair.
+
+    ``delta > 0`` gives the (ε, δ) relaxation (module docstring, *The (ε, δ) relaxation*): the
+    coupled-flip relation uses the window ``[d_min, d_max]`` of ``model.wasserstein(delta)``,
+    which every secret pair's coupling respects except with probability ``≤ delta``. Releases
+    under it must be wrapped by :func:`make_pufferfish_approximate`, which adds that ``delta``
+    to the privacy map; unwrapped, they refuse to run.
 
     :example:
 
@@ -249,21 +284,111 @@ def pufferfish_distance(model: CorrelationModel) -> dp.Metric:
     26
     >>> (space >> dpg.then_label_counts(3, ["gas", "power", "price"])).map(1)  # c >= |V|: only a's count moves
     13
+    >>> relaxed = dpg.graph_domain(labeled=True), dpg.pufferfish_distance(model, delta=1e-6)
+    >>> (relaxed >> dpg.then_label_counts(3, ["gas", "power", "price"])).map(1)  # W_δ: 12 (W∞ = 13)
+    12
     """
+    from .coupling import check_delta
+
     dp.assert_features("contrib", "honest-but-curious")
     if not isinstance(model, CorrelationModel):
         raise TypeError(f"model must be a correlation model from opendp_graph.pufferfish, got {type(model).__name__}")
-    report = model.wasserstein()
+    delta = check_delta(delta)
+    report = model.wasserstein(delta)
     descriptor = PufferfishDistance(
         model_repr=repr(model),
         d_min=report.d_min,
         d_max=report.d_max,
-        flip_bound=report.flip_bound,
+        # at δ > 0 the flips of the window's own coupling (the report's F_δ may come from another)
+        flip_bound=report.flip_bound if delta == 0 else flip_bound(report.d_min, report.d_max),
         W=report.W,
         model=model,
         vocabulary=model.vocabulary,
+        delta=delta,
     )
     return dp.user_distance(repr(descriptor), descriptor=descriptor)
+
+
+def make_pufferfish_approximate(measurement: dp.Measurement) -> dp.Measurement:
+    """Release ``measurement``, built under ``pufferfish_distance(model, delta=δ_c)``, with an
+    ``(ε, δ)`` privacy map under ``approximate(max_divergence)``: ``ε`` and ``δ_M`` from
+    ``measurement.map(1)`` (pure ε: ``δ_M = 0``), and ``δ = δ_M + δ_c``.
+
+    **Guarantee: (ε, δ_M + δ_c)-Pufferfish privacy for one secret pair** (``d_in = 1``; other
+    ``d_in`` are refused: the statement is about one pair). Proof: for an attacker ``θ ∈ Θ_M``
+    and a pair ``(s⁰ᵢₐ, s¹ᵢₐ)``, ``model.wasserstein(δ_c)`` certifies a coupling of the counts
+    ``f | s⁰`` and ``f | s¹`` whose difference lies in the metric's window except with
+    probability ``≤ δ_c`` (:mod:`.coupling`, exact or conservative); lifted to labellings as at
+    ``δ = 0`` (module docstring), the good pairs ``(G, G')`` are at distance ``≤ 1``. If
+    ``measurement`` is ``(ε, δ_M)`` at ``d_in = 1`` (what its map certifies), for every output set
+    ``T``: ``Pr[M ∈ T | s⁰] = Σ γ(G, G') Pr[M(G) ∈ T] ≤ Σ_good γ (e^ε Pr[M(G') ∈ T] + δ_M) +
+    γ(bad) ≤ e^ε Pr[M ∈ T | s¹] + δ_M + δ_c``, and symmetrically.
+
+    **Composition.** The coupling depends on the model and the pair only, not on the query, so a
+    *non-interactive* composition of measurements under the same metric, wrapped once
+    (``make_pufferfish_approximate(dp.c.make_composition([m1, m2]))``), pays ``δ_c`` once: the
+    proof above applies to the composed mechanism, which OpenDP certifies ``(Σε, Σδ_M)``.
+    Wrapping each release and composing the wrapped measurements (OpenDP's compositors, the
+    Context API: ``ctx(make_pufferfish_approximate(m))``) adds ``δ_c`` per release — conservative.
+    A query under the relaxed metric refuses to run outside this wrapper (the answers of an
+    interactive compositor wrapped here are computed later, outside it, so they refuse too).
+
+    **Calibration.** Calibrate the inner measurement to ε with OpenDP's
+    ``dp.binary_search_param`` (its map is pure ε), or a thresholded release with
+    :func:`~opendp_graph.calibrate_laplace_threshold` at ``δ − δ_c``; then wrap it.
+
+    :param measurement: a measurement whose input metric is ``pufferfish_distance(model,
+        delta=...)`` and whose output measure is ``max_divergence`` or
+        ``approximate(max_divergence)``.
+
+    :example:
+
+    >>> import opendp.prelude as dp, opendp_graph as dpg
+    >>> dp.enable_features("contrib", "honest-but-curious")
+    >>> model = dpg.pufferfish.BinomialModel(p0=0.01, p1=0.3, neighbour_counts=range(20))
+    >>> space = dpg.graph_domain(labeled=True), dpg.pufferfish_distance(model, delta=1e-6)
+    >>> counts = space >> dpg.then_label_counts(3, ["gas", "power", "price"])
+    >>> scale = dp.binary_search_param(lambda s: counts >> dp.m.then_laplace(scale=s), d_in=1, d_out=1.0)
+    >>> release = dpg.pufferfish.make_pufferfish_approximate(counts >> dp.m.then_laplace(scale=scale))
+    >>> scale, release.map(1)
+    (12.0, (1.0, 1e-06))
+    """
+    dp.assert_features("contrib", "honest-but-curious")
+    if not isinstance(measurement, dp.Measurement):
+        raise TypeError(f"measurement must be an OpenDP Measurement, got {type(measurement).__name__}")
+    metric = measurement.input_metric
+    descriptor = getattr(metric, "descriptor", None) if metric.type == "ExtrinsicDistance" else None
+    if not isinstance(descriptor, PufferfishDistance):
+        raise TypeError(f"measurement must be built under dpg.pufferfish_distance(model, delta=...), got input metric {metric}")
+    pure = measurement.output_measure == dp.max_divergence()
+    if not pure and measurement.output_measure != dp.approximate(dp.max_divergence()):
+        raise TypeError(
+            f"the measurement's privacy measure must be max_divergence or approximate(max_divergence), got "
+            f"{measurement.output_measure}"
+        )
+    delta = descriptor.delta
+
+    def function(graph):
+        token = _COUPLING_ACCOUNTED.set(True)
+        try:
+            return measurement(graph)
+        finally:
+            _COUPLING_ACCOUNTED.reset(token)
+
+    def privacy_map(d_in):
+        if integer_d_in(d_in) != 1:
+            raise ValueError(f"the (ε, δ) Pufferfish guarantee is stated for one secret pair: d_in must be 1, got {d_in!r}")
+        loss = measurement.map(1)
+        epsilon, delta_m = (loss, 0.0) if pure else loss
+        return float(epsilon), float(delta_m) + delta
+
+    return dp.m.make_user_measurement(
+        measurement.input_domain,
+        metric,
+        dp.approximate(dp.max_divergence()),
+        function=function,
+        privacy_map=privacy_map,
+    )
 
 
 # ----------------------------------------------------------------------------- stability
