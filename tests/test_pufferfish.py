@@ -593,3 +593,21 @@ def test_context_api(path3):
     assert query.param() == pytest.approx(max(model.W, 1) / 1.0)
     assert len(query.release()) == 2
     assert len(ctx.query().label_counts(2, ["a", "b"]).laplace().release()) == 2
+
+
+def test_markov_quilt_for_structure_is_the_tight_cover():
+    """``for_structure`` takes the largest closed neighbourhood: it covers the structure, one less
+    does not, and it is at most the paper's ``2·Dmax − 1`` (equal on a graph whose two busiest
+    people are adjacent)."""
+    import networkx as nx
+
+    for seed in range(20):
+        g = dpg.Graph.from_networkx(nx.gnm_random_graph(30, 60, seed=seed))
+        tight = MarkovQuiltModel.for_structure(g)
+        largest = max(int(g.degrees[u] + g.degrees[v]) - 1 for u, v in zip(g.src, g.dst))
+        assert tight.W == tight.flip_bound == largest <= MarkovQuiltModel.for_graph(g).W
+        assert tight.covers(g) and not MarkovQuiltModel(largest - 1).covers(g)
+    star = dpg.Graph.from_edges([0, 0, 0], [1, 2, 3], num_nodes=4)
+    assert MarkovQuiltModel.for_structure(star).W == 3 == MarkovQuiltModel.for_graph(star).W - 2
+    assert "largest closed neighbourhood" in MarkovQuiltModel.for_structure(star).fitted_on
+    assert "paper" in MarkovQuiltModel.for_graph(star).fitted_on

@@ -767,7 +767,7 @@ def _covered_structure(model: Any, structure: Any) -> Any:
         raise ValueError(
             f"{model!r} does not cover this structure (some neighbourhood is outside what it was fitted on), so "
             "its W says nothing about these secrets; fit the model on this structure, or use one that covers it "
-            "(MarkovQuiltModel.for_graph, EdgeLevelModel)"
+            "(MarkovQuiltModel.for_structure, EdgeLevelModel)"
         )
     return structure.without_labels() if structure.is_labeled else structure
 

@@ -159,7 +159,7 @@ class PufferfishDistance:
             raise ValueError(
                 f"{self.model_repr} does not cover this graph's structure (some neighbourhood is outside "
                 "the sizes it was fitted on), so its W says nothing about these secrets; fit the model "
-                "on this structure, or use one that covers it (MarkovQuiltModel.for_graph, EdgeLevelModel)"
+                "on this structure, or use one that covers it (MarkovQuiltModel.for_structure, EdgeLevelModel)"
             )
 
     # -------------------------------------------------------------- exact distance (tests)
