@@ -46,6 +46,8 @@ from .._checks import integer_at_least
 
 __all__ = ["BlowfishPolicy", "SECRET_GRAPHS"]
 
+#: The four discriminative secret graphs of the paper's Table 1, the values of
+#: ``BlowfishPolicy.secret_graph``.
 SECRET_GRAPHS = ("attribute", "full", "partitioned", "distance_threshold")
 
 

@@ -11,10 +11,11 @@ rule whose every term is unknown raises ``ValueError`` at construction.
 **Decomposition used by every proof.** If ``g1, g2`` are at policy distance ``d``, there is an
 assignment of every changed pair to a protected endpoint (its *centre* ``v``), with ``E_v`` the
 pairs assigned to ``v``, such that ``d = Σ_v k_v`` where ``k_v = steps_v(E_v) ≥ 1`` and
-``|E_v| ≤ k_v·s`` (module :mod:`.metric`). Split ``E_v`` into ``a_v`` pairs added, ``r_v`` removed
-and ``l_v`` relabelled. Pairs in ``g2`` at ``v`` number ``a_v + l_v ≤ D`` and pairs in ``g1``
-number ``r_v + l_v ≤ D``. The proofs bound the output change by ``Σ_v k_v·(per-step figure)``
-and never need the intermediate graphs of a path to lie in the domain.
+``|E_v| ≤ k_v·s`` (module :mod:`~opendp_graph.blowfish.metric`). Split ``E_v`` into ``a_v``
+pairs added, ``r_v`` removed and ``l_v`` relabelled. Pairs in ``g2`` at ``v`` number
+``a_v + l_v ≤ D`` and pairs in ``g1`` number ``r_v + l_v ≤ D``. The proofs bound the output
+change by ``Σ_v k_v·(per-step figure)`` and never need the intermediate graphs of a path to lie
+in the domain.
 
 Where the paper's figure is not right we use the correct one (and the tests check it by brute
 force):

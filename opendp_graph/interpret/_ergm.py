@@ -12,7 +12,7 @@ where ``d_i, d_j`` are the degrees of ``i`` and ``j`` *not counting* the pair ``
 and ``N`` the neighbourhoods in ``g \\ {i,j}`` (paper, Eq. 3: ``Δ(g,i,j) = u(g ∪ {i,j}) − u(g \\ {i,j})``).
 
 **Corollary 4.2 (paper §4.2).** An ε-edge-DP mechanism is ``(ε + α)``-Pufferfish for the edge
-secrets under the ERGM, with
+secrets under the ERGM, with::
 
     α = sup_{g,i,j} |βᵀΔ(g,i,j) − logit P_θ({i,j} ∈ E)|  ≤  2 ζ,   ζ = sup_{g,i,j} |βᵀΔ(g,i,j)|.
 

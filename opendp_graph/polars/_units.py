@@ -21,8 +21,9 @@ person          :func:`~opendp_graph.node_distance`: all     ``SymmetricDistance
                 rewired; each person is in at most ``D``
                 rows (both roles counted)
 secret label    :func:`~opendp_graph.pufferfish_distance`:   ``SymmetricDistance``, ``F`` rows of an
-                one secret "edge i carries label a" under a  edge-label table (one row per edge and
-                correlation model; ``F`` = its flip bound    label, :func:`edge_label_table`)
+                one secret "edge i carries label a" under    edge-label table (one row per edge and
+                a correlation model; ``F`` = its flip        label, :func:`edge_label_table`)
+                bound
 ==============  ==========================================  ===========================================
 
 ``pair`` is the identifier expression :func:`pair_identifier` (the unordered pair of endpoints).

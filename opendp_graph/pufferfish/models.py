@@ -26,7 +26,7 @@ in the same direction, where ``d = f¹ − f⁰`` ranges over the quantile diffe
 ``[d_min, d_max]`` of the model (:func:`.wasserstein.quantile_gap_range`), or — after clipping
 a pooled law to an edge's feasible range — between 1 and such a difference. Song, Wang &
 Chaudhuri's ``W = sup W∞ = max(d_max, −d_min)`` (Theorem 3.2) is the model's headline number;
-the Pufferfish metric (:mod:`.metric`) turns the range ``[min(d_min, 1), max(d_max, 1)]`` of
+the Pufferfish metric (:mod:`~opendp_graph.pufferfish.metric`) turns the range ``[min(d_min, 1), max(d_max, 1)]`` of
 ``d`` into stability maps. The *flip bound* ``F = 1 + max(|d_max − 1|, |d_min − 1|)`` is the most
 edges one coupled flip changes (what a row-level unit counts, :mod:`opendp_graph.polars`).
 
@@ -51,7 +51,7 @@ their law applies to *any* property, by definition, including properties the fit
 never carried. The Conditional model's attacker knows each property's frequency bucket *from the
 fit*, so it describes only the properties it was fitted on: it records them
 (:attr:`ConditionalModel.vocabulary`, part of its fingerprint), and the Pufferfish metric under
-it lets the label queries read those properties only (:mod:`.metric`). A property it never saw
+it lets the label queries read those properties only (:mod:`~opendp_graph.pufferfish.metric`). A property it never saw
 has no bucket, hence no law and no ``W``: before this rule, such a property was released at the
 fitted ``W`` while an attacker with the trivial bound of its neighbourhood could gain ``N·ε``.
 

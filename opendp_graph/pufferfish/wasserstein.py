@@ -5,7 +5,7 @@ over couplings ``γ`` (paper 001, Definition 2.4). On the line the quantile (mon
 optimal, so ``W∞ = sup_{t ∈ (0, 1)} |Q_μ(t) − Q_ν(t)|`` with ``Q(t) = min{x : F(x) ≥ t}``: the
 largest *horizontal* gap between the two CDFs (paper 001 §4.4, Figure 3).
 
-We need more than the absolute gap: the Pufferfish stability maps (see :mod:`.metric`) use the
+We need more than the absolute gap: the Pufferfish stability maps (see :mod:`~opendp_graph.pufferfish.metric`) use the
 signed extremes of the quantile difference ``d(t) = Q_ν(t) − Q_μ(t)``,
 
 * ``d_max = sup_t d(t) = max over atoms x of μ of  (Q_ν(F_μ(x)) − x)``,
