@@ -1,13 +1,16 @@
-"""The ``opendp-graph`` command: ``demo``, ``reproduce NAME`` and ``data list|fetch``."""
+"""The ``opendp-graph`` command: ``--version``, ``demo``, ``reproduce NAME`` and ``data list|fetch``."""
 
 from __future__ import annotations
 
-import argparse
 import importlib
+import math
 import os
 import pkgutil
 import sys
 from collections.abc import Sequence
+from importlib import metadata
+
+from .experiments._command import ArgumentParser, positive_float, positive_int, print_written, summary
 
 __all__ = ["main", "demo", "data_command"]
 
@@ -31,6 +34,7 @@ def demo(graph_name: str = "karate", epsilon: float = 1.0, group_size: int = 3, 
     privacy, each with budget ``epsilon`` split evenly (basic composition) over its statistics.
 
     Returns the table rows (also printed by the command). Noise comes from ``dp.m.then_laplace``.
+    Raises ``ValueError`` when ``epsilon`` is so small that a noise scale overflows.
     """
     import opendp.prelude as dp
 
@@ -68,9 +72,11 @@ def demo(graph_name: str = "karate", epsilon: float = 1.0, group_size: int = 3, 
             queries.append(("triangles", then_triangle_count(), triangle_count(source)))
         per_query = epsilon / len(queries)
         measurements = []
-        for _, then_query, _ in queries:
+        for label, then_query, _ in queries:
             transformation = prefix >> then_query
             sensitivity = transformation.map(1)
+            if per_query == 0 or not math.isfinite(sensitivity / per_query):
+                raise ValueError(f"ε = {epsilon:g} is too small: the noise scale of {label!r} overflows ({unit} privacy)")
             scale = sensitivity / per_query
             measurements.append((transformation >> dp.m.then_laplace(scale=scale), scale))
         composed = dp.c.make_composition([m for m, _ in measurements])
@@ -111,27 +117,32 @@ def data_command(action: str, names: Sequence[str] = (), verify: bool = False) -
     """``opendp-graph data list [--verify] [NAME ...]`` and ``opendp-graph data fetch [NAME ...]``."""
     from .datasets import _resolve as resolve
 
+    prog = f"opendp-graph data {action}"
     unknown = [n for n in names if n not in resolve.DATASETS]
     if unknown:
-        print(f"unknown data set {', '.join(unknown)}; known: {', '.join(resolve.DATASETS)}", file=sys.stderr)
+        print(f"{prog}: error: unknown data set {', '.join(unknown)}; known: {', '.join(resolve.DATASETS)}", file=sys.stderr)
         return 2
     names = list(names) or list(resolve.DATASETS)
     try:
         downloads = resolve.downloads_enabled()
     except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
     if action == "fetch":
-        failed = 0
+        failed, written = 0, []
         for name in names:
             found = resolve.status(name)[0]["path"]
             try:
                 folder = resolve.data_path(name, download=True)
             except (resolve.DataUnavailableError, resolve.DataIntegrityError) as error:
-                print(f"error: {error}", file=sys.stderr)
+                print(f"{prog}: error: {error}", file=sys.stderr)
                 failed += 1
                 continue
             print(f"{name}: {'already available at' if found is not None else 'fetched into'} {folder}")
+            if found is None:
+                written += [folder / file.name for file in resolve.DATASETS[name].files]
+        if written:
+            print_written(written)
         return 1 if failed else 0
 
     local, how = resolve._local_root()
@@ -163,47 +174,114 @@ def data_command(action: str, names: Sequence[str] = (), verify: bool = False) -
     return 0
 
 
-def _experiments() -> list[str]:
+def _experiments() -> dict[str, object]:
+    """``{name: module}`` of the reproductions: the modules ``opendp_graph.experiments.NAME`` with
+    a ``main(argv)`` (the package also holds helpers that are not commands)."""
     from . import experiments
 
-    return sorted(m.name for m in pkgutil.iter_modules(experiments.__path__) if not m.name.startswith("_"))
+    names = sorted(m.name for m in pkgutil.iter_modules(experiments.__path__) if not m.name.startswith("_"))
+    modules = {name: importlib.import_module(f"{experiments.__name__}.{name}") for name in names}
+    return {name: module for name, module in modules.items() if callable(getattr(module, "main", None))}
+
+
+def _version() -> str:
+    try:
+        return metadata.version("opendp-graph")
+    except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        from . import __version__
+
+        return f"{__version__} (not installed)"
+
+
+def _parsers(experiments: dict[str, object]) -> tuple[ArgumentParser, dict[str, ArgumentParser]]:
+    """The command's parser, and its ``demo`` and ``reproduce`` sub-parsers (errors found after
+    parsing name the sub-command they concern)."""
+    parser = ArgumentParser(prog="opendp-graph", description="Differential privacy on graphs, with OpenDP.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}", help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p_demo = sub.add_parser(
+        "demo",
+        help="release DP statistics of an embedded graph under edge, group and node privacy",
+        description="Release DP statistics of an embedded NetworkX graph under edge-, group- and node-level "
+        "privacy (Laplace noise; the budget of each privacy unit split evenly over its statistics).",
+    )
+    p_demo.add_argument("--graph", choices=sorted(EMBEDDED_GRAPHS), default="karate", help="the embedded graph (default karate)")
+    p_demo.add_argument("--epsilon", type=positive_float, default=1.0, help="budget per privacy unit, > 0 (default 1.0)")
+    p_demo.add_argument(
+        "--group-size",
+        type=positive_int,
+        default=3,
+        help="edges in a group of group privacy, from 1 to the graph's number of node pairs (default 3)",
+    )
+    p_demo.add_argument(
+        "--theta",
+        type=positive_int,
+        default=6,
+        help="degree bound of the node-level projection, from 1 to the graph's number of nodes - 1 (default 6)",
+    )
+
+    p_rep = sub.add_parser(
+        "reproduce",
+        help="reproduce a paper's experiments (`reproduce NAME --help` for an experiment's options)",
+        description="Reproduce a paper's experiments; `opendp-graph reproduce NAME --help` lists NAME's options.",
+    )
+    names = p_rep.add_subparsers(dest="name", metavar="NAME", title="experiments")
+    for name, module in experiments.items():
+        # add_help=False: `reproduce NAME --help` reaches the experiment's own parser
+        names.add_parser(name, help=summary(module.__doc__), description=summary(module.__doc__), add_help=False)
+
+    p_data = sub.add_parser(
+        "data",
+        help="the real data sets: where they resolve from, and fetching them",
+        description="The real data sets: where they resolve from, and fetching them into the cache.",
+    )
+    data_sub = p_data.add_subparsers(dest="action", required=True, metavar="ACTION")
+    p_list = data_sub.add_parser(
+        "list", help="each data set: where it resolves from, cached or not, size", description="Where each data set resolves from."
+    )
+    p_list.add_argument("--verify", action="store_true", help="also check the SHA-256 of the files found")
+    p_list.add_argument("names", nargs="*", metavar="NAME", help="data sets (default: all)")
+    p_fetch = data_sub.add_parser(
+        "fetch",
+        help="download data sets no folder holds into the cache (SHA-256 checked)",
+        description="Download the data sets no folder holds into the cache (SHA-256 checked), and list the files written.",
+    )
+    p_fetch.add_argument("names", nargs="*", metavar="NAME", help="data sets (default: all)")
+    return parser, {"demo": p_demo, "reproduce": p_rep}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="opendp-graph", description="Differential privacy on graphs, with OpenDP.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    p_demo = sub.add_parser("demo", help="release DP statistics of an embedded graph under edge, group and node privacy")
-    p_demo.add_argument("--graph", choices=sorted(EMBEDDED_GRAPHS), default="karate")
-    p_demo.add_argument("--epsilon", type=float, default=1.0, help="budget per privacy unit (default 1.0)")
-    p_demo.add_argument("--group-size", type=int, default=3)
-    p_demo.add_argument("--theta", type=int, default=6, help="degree bound of the node-level projection")
-    p_rep = sub.add_parser("reproduce", help="reproduce a paper's experiments", add_help=False)
-    p_rep.add_argument("name", nargs="?", help="one of: " + ", ".join(_experiments()))
-    p_rep.add_argument("rest", nargs=argparse.REMAINDER)
-    p_data = sub.add_parser("data", help="the real data sets: where they resolve from, and fetching them")
-    data_sub = p_data.add_subparsers(dest="action", required=True)
-    p_list = data_sub.add_parser("list", help="each data set: where it resolves from, cached or not, size")
-    p_list.add_argument("--verify", action="store_true", help="also check the SHA-256 of the files found")
-    p_list.add_argument("names", nargs="*", metavar="NAME", help="data sets (default: all)")
-    p_fetch = data_sub.add_parser("fetch", help="download data sets no folder holds into the cache (SHA-256 checked)")
-    p_fetch.add_argument("names", nargs="*", metavar="NAME", help="data sets (default: all)")
-    args = parser.parse_args(argv)
+    """``opendp-graph [--version] COMMAND ...``; returns the exit status. A bad argument ends in
+    ``SystemExit(2)`` after one line on stderr, as argparse does."""
+    experiments = _experiments()
+    parser, commands = _parsers(experiments)
+    # an experiment's options are parsed by the experiment itself: they come back unrecognised here
+    args, rest = parser.parse_known_args(argv)
+    if rest and args.command != "reproduce":
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
 
     if args.command == "data":
-        return data_command(args.action, getattr(args, "names", []), getattr(args, "verify", False))
+        return data_command(args.action, args.names, getattr(args, "verify", False))
 
     if args.command == "demo":
-        if not args.epsilon > 0:
-            parser.error("--epsilon must be positive")
-        rows = demo(args.graph, args.epsilon, args.group_size, args.theta)
+        error = commands["demo"].error
+        n = _embedded_graph(args.graph).num_nodes
+        # bounds beyond what a graph on n nodes can hold change nothing but the cost (or overflow)
+        if args.theta > n - 1:
+            error(f"argument --theta: must be at most {n - 1} for --graph {args.graph} ({n} nodes), got {args.theta}")
+        if args.group_size > n * (n - 1) // 2:
+            error(f"argument --group-size: must be at most {n * (n - 1) // 2} for --graph {args.graph} ({n} nodes), got {args.group_size}")
+        try:
+            rows = demo(args.graph, args.epsilon, args.group_size, args.theta)
+        except ValueError as problem:
+            error(str(problem))
         _print_table(rows, f"opendp-graph demo: networkx {EMBEDDED_GRAPHS[args.graph]}(), ε = {args.epsilon} per privacy unit")
         return 0
-    names = _experiments()
-    if args.name not in names:
-        print(f"usage: opendp-graph reproduce NAME [options]; NAME is one of: {', '.join(names) or '(none)'}", file=sys.stderr)
-        return 2
-    module = importlib.import_module(f"opendp_graph.experiments.{args.name}")
-    return int(module.main(list(args.rest)) or 0)
+
+    if args.name is None:
+        commands["reproduce"].error(f"name an experiment: one of {', '.join(experiments)}")
+    return int(experiments[args.name].main(rest) or 0)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -3,6 +3,7 @@ and pipes, and available to programs through a callback."""
 
 import io
 import re
+import time
 
 import numpy as np
 import pytest
@@ -53,11 +54,12 @@ def test_every_fit_takes_progress(graph):
         assert calls and calls[-1][1] == calls[-1][2]
 
 
-def test_forced_line_on_stderr(graph, capsys):
-    fit_all(graph, progress=True)
+def test_forced_bar_on_any_stream(graph, capsys):
+    fit_all(graph, progress=True)  # stderr is captured: not a terminal, and a test is running
     err = capsys.readouterr().err
-    assert err.startswith("\rneighbourhood statistics:")
-    assert re.search(r"100\.0 % \(\d+ s\)\n$", err)
+    assert err.startswith("\rneighbourhood statistics:   0%|")  # drawn from the start
+    assert re.search(r"\rneighbourhood statistics: 100%\|[^\r\n]*\| \[\d\d:\d\d<\d\d:\d\d\]\n$", err)
+    assert err.count("\n") == 1  # one stage, one final line
 
 
 def test_silent_by_default_in_tests_and_pipes(graph, monkeypatch):
@@ -71,8 +73,19 @@ def test_silent_by_default_in_tests_and_pipes(graph, monkeypatch):
     monkeypatch.setattr("sys.stderr", pipe)
     fit_all(graph)
     assert pipe.getvalue() == ""
+
+
+def test_false_and_callbacks_draw_nothing_even_when_watched(graph, monkeypatch):
+    monkeypatch.delenv("PYTEST_CURRENT_TEST")
+    monkeypatch.setattr(_progress, "AUTO_DELAY", 0.0)
+    term = Terminal()
+    monkeypatch.setattr("sys.stderr", term)
     fit_all(graph, progress=False)
-    assert pipe.getvalue() == ""
+    calls = []
+    fit_all(graph, progress=lambda *a: calls.append(a))
+    assert term.getvalue() == "" and calls
+    fit_all(graph)  # the same terminal does show the automatic bar
+    assert term.getvalue().startswith("\rneighbourhood statistics:")
 
 
 def test_shown_on_a_terminal_after_the_delay(graph, monkeypatch):
@@ -85,6 +98,50 @@ def test_shown_on_a_terminal_after_the_delay(graph, monkeypatch):
     fit_all(graph)
     lines = term.getvalue()
     assert lines.startswith("\rneighbourhood statistics:") and lines.endswith("\n") and lines.count("\n") == 1
+
+
+def test_the_delay_counts_from_the_start_of_the_stage(monkeypatch):
+    monkeypatch.delenv("PYTEST_CURRENT_TEST")
+    monkeypatch.setattr(_progress, "AUTO_DELAY", 0.2)
+    term = Terminal()
+    monkeypatch.setattr("sys.stderr", term)
+    report = _progress.resolve_progress(None, label="stage")
+    report.start(4)
+    report.advance(1)
+    assert term.getvalue() == ""  # within the delay
+    time.sleep(0.4)
+    report.advance(1)
+    assert term.getvalue().startswith("\rstage:  50%|")  # past it: drawn at the next block
+    report.finish()
+    assert re.search(r"\rstage: 100%\|[^\r\n]*\]\n$", term.getvalue()) and term.getvalue().count("\n") == 1
+    before = term.getvalue()
+    quick = _progress.resolve_progress(None, label="quick")
+    quick.start(4)
+    quick.advance(4)
+    quick.finish()
+    assert term.getvalue() == before  # a stage shorter than the delay leaves no trace, not even a newline
+
+
+def test_counts_are_shown_for_a_unit_only(capsys):
+    for unit in ("trials", None):
+        report = _progress.resolve_progress(True, label="noise", unit=unit)
+        report.start(10)
+        report.advance(3)
+        report.finish()
+    counted, internal, _ = capsys.readouterr().err.split("\n")
+    assert re.match(r"\rnoise:   0%\|[^\r]*\| 0/10 trials \[", counted)
+    assert re.search(r"\rnoise: 100%\|[^\r]*\| 10/10 trials \[[^\]]*\]$", counted)
+    assert re.search(r"\rnoise: 100%\|[^\r]*\| \[[^\]]*\]$", internal) and "/10" not in internal
+
+
+def test_a_callback_never_sees_more_than_the_total():
+    calls = []
+    report = _progress.resolve_progress(lambda *a: calls.append(a), label="stage")
+    report.start(10)
+    report.advance(4)
+    report.advance(30)  # a block's estimate can overshoot
+    report.finish()
+    assert calls == [("stage", 0, 10), ("stage", 4, 10), ("stage", 10, 10), ("stage", 10, 10)]
 
 
 @pytest.mark.parametrize("bad", ["yes", 1, 0.5, [print]])

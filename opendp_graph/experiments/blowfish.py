@@ -78,6 +78,7 @@ from pathlib import Path
 import numpy as np
 import opendp.prelude as dp
 
+from .._progress import resolve_progress
 from ..blowfish import BlowfishPolicy, blowfish_distance, standard_degree_histogram
 from ..blowfish.queries import then_standard_degree_histogram
 from ..datasets._resolve import DataIntegrityError, DataUnavailableError, data_path
@@ -89,6 +90,7 @@ from ..transformations import (
     then_cumulative_degree_histogram,
     then_degree_histogram,
 )
+from ._command import ArgumentParser, can_plot, output_folder, print_written, summary
 
 __all__ = ["main", "mse_experiment", "sensitivity_simulation", "extrapolation_experiment", "discrete_laplace_variance"]
 
@@ -275,13 +277,11 @@ def _fmt(value) -> str:
 
 
 def _plots(out: Path, mse: list[dict], sim: list[dict], extra: list[dict]) -> list[Path]:
-    try:
-        import matplotlib
+    import matplotlib
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return []
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     written = []
     fig, axes = plt.subplots(1, 4, figsize=(18, 4))
     for ax, (policy, query) in zip(axes, [("full", "complete"), ("attribute", "complete"), ("full", "cumulative"), ("attribute", "cumulative")]):
@@ -343,30 +343,51 @@ def _plots(out: Path, mse: list[dict], sim: list[dict], extra: list[dict]) -> li
     return written
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="opendp-graph reproduce blowfish", description=__doc__.split("\n\n")[0])
+def _countries(text: str) -> list[str]:
+    """``--countries``: comma-separated country codes, upper-cased."""
+    codes = [c.strip().upper() for c in text.split(",")]
+    if not all(c.isalpha() for c in codes):
+        raise argparse.ArgumentTypeError(f"must be comma-separated country codes such as HU,RO, got {text!r}")
+    return codes
+
+
+def _parser() -> ArgumentParser:
+    parser = ArgumentParser(prog="opendp-graph reproduce blowfish", description=summary(__doc__))
     parser.add_argument(
         "--data",
         default=None,
         help="folder with HU_edges.csv and RO_edges.csv, or one holding deezer/ (default: the deezer data set as "
         "dpg.datasets.data_path resolves it; see `opendp-graph data list`)",
     )
-    parser.add_argument("--out", default=None, help="folder for the CSV (and PNG) outputs")
-    parser.add_argument("--countries", default="HU,RO", help="comma-separated country codes (default HU,RO)")
+    parser.add_argument("--out", default=None, help="folder for the CSV and PNG outputs (made if missing)")
+    parser.add_argument("--countries", type=_countries, default="HU,RO", help="comma-separated country codes (default HU,RO)")
     parser.add_argument("--quick", action="store_true", help="a few ε values, k = 2 and fewer vertices (for tests)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
+    out = output_folder(parser, args.out)
 
     dp.enable_features("contrib", "honest-but-curious")
     if args.data is None:
         try:
             data = data_path("deezer")
         except (DataUnavailableError, DataIntegrityError) as error:
-            print(f"error: {error}", file=sys.stderr)
+            print(f"{parser.prog}: error: {error}", file=sys.stderr)
             return 2
     else:
         data = Path(args.data)
         if (data / "deezer").is_dir() and not any(data.glob("*_edges.csv")):
             data = data / "deezer"
+    graphs = {}
+    for country in dict.fromkeys(args.countries):  # every graph loads before the work: a missing one fails fast
+        try:
+            graphs[country] = load_deezer(data, country)
+        except (OSError, ValueError) as error:  # a missing or malformed file
+            print(f"{parser.prog}: error: {error}", file=sys.stderr)
+            return 2
     if args.quick:
         epsilons, k, targets, repeats, shares, ext_eps = [0.1, 1.0], 2, [1, 10, 112], 2, [0.1, 0.5], [1.0]
     else:
@@ -376,44 +397,44 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(SEED)
     mse, sim, extra = [], [], []
     started = time.perf_counter()
-    for country in [c.strip().upper() for c in args.countries.split(",") if c.strip()]:
-        try:
-            graph = load_deezer(data, country)
-        except FileNotFoundError as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 2
+    report = resolve_progress(None, label="Blowfish (Deezer)", unit="parts")
+    report.start(3 * len(graphs))
+    for country, graph in graphs.items():
         print(f"{country}: {graph.num_nodes} nodes, {graph.num_edges} edges, max degree {graph.max_degree}")
         mse += mse_experiment(graph, country, epsilons, k)
+        report.advance(1)
         sim += sensitivity_simulation(graph, country, targets, repeats, rng)
+        report.advance(1)
         extra += extrapolation_experiment(graph, country, shares, ext_eps, k, rng)
-    out = sys.stdout
+        report.advance(1)
+    report.finish()
+    stream = sys.stdout
     _print_table(
         "1. MSE of degree histograms (b bins, k releases; closed forms: ours = b·Var[discrete Laplace(S/ε)], paper = 2b(S_paper/ε)²)",
         mse,
         ["country", "policy", "histogram", "epsilon", "sensitivity", "paper_sensitivity", "mse_measured", "mse_closed_form", "mse_paper_formula"],
-        out,
+        stream,
     )
     _print_table(
         "2. Sensitivity simulation under the full policy (unclamped histograms; max over samples)",
         sim,
         ["country", "vertex", "degree", "strategy", "max_l1_complete", "derived_complete", "max_l1_cumulative", "derived_cumulative", "paper_cumulative", "takeout_bound"],
-        out,
+        stream,
     )
     _print_table(
         "3. Extrapolation of the complete histogram from standard people (attribute VIP policy)",
         extra,
         ["country", "vip_share", "epsilon", "sensitivity", "mse_extrapolated", "mse_expected", "bias_part", "mse_direct_complete"],
-        out,
+        stream,
     )
     print(f"\n({time.perf_counter() - started:.1f} s)")
-    if args.out:
-        folder = Path(args.out)
-        folder.mkdir(parents=True, exist_ok=True)
-        _write_csv(folder / "blowfish_mse.csv", mse)
-        _write_csv(folder / "blowfish_sensitivity.csv", sim)
-        _write_csv(folder / "blowfish_extrapolation.csv", extra)
-        written = _plots(folder, mse, sim, extra)
-        print(f"wrote 3 CSV files{' and ' + str(len(written)) + ' PNG files' if written else ''} to {folder}")
+    if out is not None:
+        written = [out / "blowfish_mse.csv", out / "blowfish_sensitivity.csv", out / "blowfish_extrapolation.csv"]
+        for path, rows in zip(written, (mse, sim, extra)):
+            _write_csv(path, rows)
+        if can_plot():
+            written += _plots(out, mse, sim, extra)
+        print_written(written)
     return 0
 
 

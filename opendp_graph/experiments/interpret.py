@@ -1,6 +1,6 @@
 """Hehir, Niu & Slavković, Example 1 (the two queens), audited: what edge DP does not hide.
 
-``opendp-graph reproduce interpret [--out DIR] [--quick] [--samples N] [--seed S]``
+``opendp-graph reproduce interpret [--out DIR] [--quick] [--samples N] [--seed S] [--epsilon E] [-a A] [-b B]``
 
 A hive of ``n`` insects; nodes 0 and 1 are the queens.  If the queens cooperate, every other
 pair cooperates independently with probability ``a`` (default 0.6), otherwise with probability
@@ -53,17 +53,19 @@ below ``e/(1+e) ≈ 0.731``, the most any test can reach under 1-Pufferfish with
 
 from __future__ import annotations
 
-import argparse
 import csv
 import math
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import opendp.prelude as dp
 
+from .._progress import resolve_progress
 from ..audit import empirical_epsilon, laplace_privacy_loss
 from ..interpret import queens_alpha, queens_count_distributions
+from ._command import ArgumentParser, can_plot, int_at_least, nonnegative_int, output_folder, positive_float, print_written, probability, summary
 
 __all__ = ["main", "run", "attack_accuracy"]
 
@@ -98,10 +100,16 @@ def _count_audit(n: int, a: float, b: float, scale: float, samples: int, seed: i
     return empirical_epsilon(mech, s0, s1, samples=samples, batch=True, seed=seed).epsilon_lower
 
 
-def run(sizes, *, a: float = 0.6, b: float = 0.3, epsilon: float = 1.0, samples: int = 20_000, seed: int = SEED) -> list[dict]:
-    """One row per hive size (see the module docstring for the columns)."""
+def run(
+    sizes, *, a: float = 0.6, b: float = 0.3, epsilon: float = 1.0, samples: int = 20_000, seed: int = SEED, progress: Any = None
+) -> list[dict]:
+    """One row per hive size (see the module docstring for the columns). ``progress``: reported
+    after each hive size (:mod:`opendp_graph._progress`)."""
     from ..pufferfish import w_infinity
 
+    sizes = list(sizes)
+    report = resolve_progress(progress, label="two queens")
+    report.start(sum(n * (n - 1) // 2 for n in sizes))  # the exact losses' cost grows with the node pairs
     rows = []
     for n in sizes:
         counts, p0, p1 = queens_count_distributions(n, a, b)
@@ -128,6 +136,8 @@ def run(sizes, *, a: float = 0.6, b: float = 0.3, epsilon: float = 1.0, samples:
                 puff_attack_acc=attack_accuracy(n, a, b, puff_scale),
             )
         )
+        report.advance(n * (n - 1) // 2)
+    report.finish()
     return rows
 
 
@@ -154,16 +164,29 @@ def _plot(rows: list[dict], path: Path) -> None:
     plt.close(fig)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="opendp-graph reproduce interpret", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", default=None, help="folder for queens.csv (and queens.png)")
+def _parser() -> ArgumentParser:
+    parser = ArgumentParser(prog="opendp-graph reproduce interpret", description=summary(__doc__))
+    parser.add_argument("--out", default=None, help="folder for queens.csv and queens.png (made if missing)")
     parser.add_argument("--quick", action="store_true", help="three hive sizes, 4 000 samples (for tests)")
-    parser.add_argument("--samples", type=int, default=None, help="mechanism runs per hypothesis for the audit")
-    parser.add_argument("--seed", type=int, default=SEED, help="seed of the input samplers")
-    parser.add_argument("--epsilon", type=float, default=1.0)
-    parser.add_argument("-a", type=float, default=0.6, help="pair probability when the queens cooperate")
-    parser.add_argument("-b", type=float, default=0.3, help="pair probability when they do not")
+    parser.add_argument(
+        "--samples",
+        type=int_at_least(20),
+        default=None,
+        help="mechanism runs per hypothesis for the audit, >= 20 (default 20 000; 4 000 with --quick)",
+    )
+    parser.add_argument("--seed", type=nonnegative_int, default=SEED, help=f"seed of the input samplers, >= 0 (default {SEED})")
+    parser.add_argument("--epsilon", type=positive_float, default=1.0, help="ε of both releases, > 0 (default 1.0)")
+    parser.add_argument("-a", type=probability, default=0.6, help="pair probability when the queens cooperate (default 0.6)")
+    parser.add_argument("-b", type=probability, default=0.3, help="pair probability when they do not, below -a (default 0.3)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
+    if not args.b < args.a:
+        parser.error(f"argument -b: Example 1 needs b < a, got a = {args.a:g}, b = {args.b:g}")
+    out = output_folder(parser, args.out)
     dp.enable_features("contrib")
     sizes = [5, 10, 20] if args.quick else [5, 10, 20, 40, 80, 160]
     samples = args.samples or (4_000 if args.quick else 20_000)
@@ -175,17 +198,15 @@ def main(argv: list[str] | None = None) -> int:
     print("  ".join(f"{c:>17}" for c in show))
     for r in rows:
         print("  ".join(f"{r[c]:>17.4f}" if isinstance(r[c], float) else f"{r[c]:>17}" for c in show))
-    if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        with open(out / "queens.csv", "w", newline="") as fh:
+    print(f"done in {time.perf_counter() - started:.1f} s")
+    if out is not None:
+        written = [out / "queens.csv"]
+        with open(written[0], "w", newline="") as fh:
             writer = csv.DictWriter(fh, fieldnames=cols)
             writer.writeheader()
             writer.writerows(rows)
-        try:
-            _plot(rows, out / "queens.png")
-        except ImportError:
-            print("matplotlib not installed: no plot")
-        print(f"wrote {out / 'queens.csv'}")
-    print(f"done in {time.perf_counter() - started:.1f} s")
+        if can_plot():
+            written.append(out / "queens.png")
+            _plot(rows, written[-1])
+        print_written(written)
     return 0

@@ -63,15 +63,16 @@ The paper (ε = 100): W = 1, 1, 558, 866, 960, 1883; yields 58 % / 5.6 % / 50 % 
 
 from __future__ import annotations
 
-import argparse
 import csv
-import math
 import os
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from .._progress import resolve_progress
+from ._command import ArgumentParser, can_plot, output_folder, positive_floats, positive_int, print_written, summary
 
 __all__ = ["main", "run"]
 
@@ -137,6 +138,21 @@ def _spaces(g, models: dict[str, Any]) -> list[tuple[str, Any, Any, Any]]:
     return rows
 
 
+class CalibrationError(ValueError):
+    """No noise scale or threshold within the search bounds meets the requested (ε, δ)."""
+
+
+def _search(predicate, bounds: tuple, failure: str):
+    """``dp.binary_search`` within ``bounds``; a ``CalibrationError`` saying ``failure`` if the
+    predicate's boundary lies outside them (an ε far from the paper's 1 and 100)."""
+    import opendp.prelude as dp
+
+    try:
+        return dp.binary_search(predicate, bounds=bounds, T=type(bounds[0]))
+    except ValueError:
+        raise CalibrationError(f"{failure} (searched {bounds[0]:g} to {bounds[1]:g})") from None
+
+
 def _stats(values: list[float]) -> tuple[float, float]:
     arr = np.asarray(values, dtype=float)
     return float(arr.mean()), float(arr.std(ddof=1)) if arr.size > 1 else 0.0
@@ -154,11 +170,13 @@ def run(
     vocabulary_size: int | None = None,
     jobs: int = 1,
     log=print,
+    progress: Any = None,
 ) -> dict[str, Any]:
     """Compute the three tables; returns ``{"table1": rows, "table2": rows, "table3": rows,
     "models": {...}, "graph": g}``. ``data`` is the ``enron-perry-wolfe`` folder (``None``:
     resolved by :func:`opendp_graph.datasets.data_path`). ``trials`` at the first ε, ``small_trials`` at the others;
-    ``jobs`` worker processes run the trials (noise sampling dominates the run time)."""
+    ``jobs`` worker processes run the trials (noise sampling dominates the run time).
+    ``progress``: the fit, the calibration and the trials (:mod:`opendp_graph._progress`)."""
     import opendp.prelude as dp
 
     import opendp_graph as dpg
@@ -177,7 +195,7 @@ def run(
         f"{g.labels.nnz} (edge, n-gram) pairs, Dmax = {g.max_degree}; vocabulary used: {len(vocab)}")
 
     t1 = time.perf_counter()
-    models: dict[str, Any] = dict(fit_all(g))
+    models: dict[str, Any] = dict(fit_all(g, progress=progress))
     fit_seconds = time.perf_counter() - t1
     models["Edge-level"] = EdgeLevelModel()
     models["Group (trivial quilt)"] = MarkovQuiltModel.for_graph(g)
@@ -189,9 +207,12 @@ def run(
     true_counts = label_counts(g, c, vocab)
     true_map = label_count_map(g, c, vocab if vocabulary_size is not None else None)
     table2, table3, tasks = [], [], []
+    spaces = _spaces(g, models)
+    calibrating = resolve_progress(progress, label="calibrating", unit="releases")
+    calibrating.start(len(epsilons) * len(spaces))
     for k, eps in enumerate(epsilons):
         n_trials = trials if k == 0 else small_trials
-        for name, W, domain, metric in _spaces(g, models):
+        for name, W, domain, metric in spaces:
             extra = f" + ε_fit {fit_epsilon:g}" if name == "Binomial (DP fit)" else ""
             query = (domain, metric) >> dpg.then_label_counts(c, vocab)
             d_out = query.map(1)
@@ -219,7 +240,7 @@ def run(
             def eps_of(s):
                 return (tmap >> dpg.then_laplace_threshold(scale=s, threshold=big)).map(1)[0]
 
-            s_star = dp.binary_search(lambda s: eps_of(s) <= eps, bounds=(1e-6, 1e9))
+            s_star = _search(lambda s: eps_of(s) <= eps, (1e-6, 1e9), f"no noise scale gives ε = {eps:g} for the {name} set union")
 
             # dpg's thresholded Laplace: OpenDP 0.16 under-reports δ by e^{1/scale}
             # (opendp_graph.measurements), which would make this search pick too low a threshold.
@@ -227,7 +248,7 @@ def run(
                 return (tmap >> dpg.then_laplace_threshold(scale=s_star, threshold=th)).map(1)[1] <= delta
 
             lowest = int(tmap.map(1)[2]) + 1
-            th = lowest if delta_ok(lowest) else dp.binary_search(delta_ok, bounds=(lowest, big), T=int)
+            th = lowest if delta_ok(lowest) else _search(delta_ok, (lowest, big), f"no threshold gives δ = {delta:g} for the {name} set union at ε = {eps:g}")
             mthr = tmap >> dpg.then_laplace_threshold(scale=s_star, threshold=th)
             e_spent, d_spent = mthr.map(1)
             table3.append(
@@ -244,16 +265,28 @@ def run(
                 }
             )
             tasks.append(("threshold", s_star, th, n_trials))
+            calibrating.advance(1)
+    calibrating.finish()
+    jobs = min(jobs, len(tasks))
     log(f"calibrated {len(tasks)} releases; running their trials on {jobs} process(es)")
+    trials_done = resolve_progress(progress, label="noise trials", unit="trials")
+    trials_done.start(sum(task[-1] for task in tasks))
     if jobs > 1:
         import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures import ProcessPoolExecutor, as_completed
 
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init, initargs=(true_counts, true_map)) as pool:
-            results = list(pool.map(_noise_trials, tasks))
+            futures = {pool.submit(_noise_trials, task): task for task in tasks}
+            for future in as_completed(futures):
+                trials_done.advance(futures[future][-1])
+            results = [future.result() for future in futures]  # in the order of the tasks
     else:
         _worker_init(true_counts, true_map)
-        results = [_noise_trials(t) for t in tasks]
+        results = []
+        for task in tasks:
+            results.append(_noise_trials(task))
+            trials_done.advance(task[-1])
+    trials_done.finish()
     for i, (row2, row3) in enumerate(zip(table2, table3)):
         (yields, rmses), (released, _) = results[2 * i], results[2 * i + 1]
         y, ys = _stats(yields)
@@ -315,40 +348,44 @@ def _figures(result: dict, out: Path) -> list[Path]:
     return paths
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="opendp-graph reproduce pufferfish", description=__doc__.split("\n\n")[0])
+def _parser() -> ArgumentParser:
+    parser = ArgumentParser(prog="opendp-graph reproduce pufferfish", description=summary(__doc__))
     parser.add_argument(
         "--data",
         default=None,
         help="the enron-perry-wolfe folder, or one holding it (default: the data set as dpg.datasets.data_path "
         "resolves it; see `opendp-graph data list`)",
     )
-    parser.add_argument("--out", default=None, help="folder for CSV and PNG outputs")
-    parser.add_argument("--quick", action="store_true", help="2,000 most frequent n-grams, ε = 100 only, 2 trials (for tests)")
-    parser.add_argument("--epsilons", default="100,1", help="comma-separated ε values (default 100,1)")
-    parser.add_argument("--trials", type=int, default=10, help="trials at the first ε (default 10)")
-    parser.add_argument("--small-trials", type=int, default=3, help="trials at the other ε values (default 3)")
-    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes for the trials")
-    parser.add_argument("--c", type=int, default=1000, help="properties counted per edge (default 1000, as in the paper)")
+    parser.add_argument("--out", default=None, help="folder for the CSV and PNG outputs (made if missing)")
+    parser.add_argument(
+        "--quick", action="store_true", help="2,000 most frequent n-grams, ε = 100 only, 2 trials, 1 process (for tests)"
+    )
+    parser.add_argument("--epsilons", type=positive_floats, default=(100.0, 1.0), help="comma-separated ε values, each > 0 (default 100,1)")
+    parser.add_argument("--trials", type=positive_int, default=10, help="trials at the first ε, >= 1 (default 10)")
+    parser.add_argument("--small-trials", type=positive_int, default=3, help="trials at the other ε values, >= 1 (default 3)")
+    jobs = min(2, os.cpu_count() or 1)
+    parser.add_argument("--jobs", type=positive_int, default=jobs, help=f"worker processes for the trials, >= 1 (default {jobs})")
+    parser.add_argument("--c", type=positive_int, default=1000, help="properties counted per edge, >= 1 (default 1000, as in the paper)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
-    try:
-        epsilons = tuple(float(x) for x in args.epsilons.split(","))
-    except ValueError:
-        parser.error("--epsilons must be comma-separated numbers")
-    if not all(e > 0 and math.isfinite(e) for e in epsilons):
-        parser.error("every ε must be positive")
-    if args.trials < 1 or args.small_trials < 1 or args.c < 1 or args.jobs < 1:
-        parser.error("--trials, --small-trials and --c must be positive")
-    from ..datasets._resolve import DataIntegrityError, DataUnavailableError, data_path
+    out = output_folder(parser, args.out)
+    from ..datasets._resolve import data_path
 
     try:
         data = data_path("enron-perry-wolfe", args.data)
-    except (DataUnavailableError, DataIntegrityError) as error:
-        parser.error(f"--data: {error}" if args.data is not None else str(error))
-    if args.quick:
-        result = run(data, epsilons=(100.0,), trials=2, small_trials=1, c=args.c, vocabulary_size=2000, jobs=1)
-    else:
-        result = run(data, epsilons=epsilons, trials=args.trials, small_trials=args.small_trials, c=args.c, jobs=args.jobs)
+    except (OSError, ValueError) as error:  # not found, a corrupted download, a bad $OPENDP_GRAPH_DOWNLOAD
+        parser.error(f"argument --data: {error}" if args.data is not None else str(error))
+    try:
+        if args.quick:
+            result = run(data, epsilons=(100.0,), trials=2, small_trials=1, c=args.c, vocabulary_size=2000, jobs=1)
+        else:
+            result = run(data, epsilons=args.epsilons, trials=args.trials, small_trials=args.small_trials, c=args.c, jobs=args.jobs)
+    except CalibrationError as error:
+        parser.error(f"argument --epsilons: {error}")
 
     _print(
         result["table1"],
@@ -369,13 +406,14 @@ def main(argv: list[str] | None = None) -> int:
     for name, (w, lam, y, rmse) in PAPER_TABLE2.items():
         print(f"  {name:24s} W={w:<5} λ={lam:<8g} yield={y:<6} RMSE={rmse:<8g} DPSU yield={PAPER_TABLE3[name]}")
     print("\nNote: Binomial, Global and Conditional are fitted on the private graph (data-dependent noise, as in the paper).")
-    if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        for key in ("table1", "table2", "table3"):
-            _write_csv(out / f"pufferfish_{key}.csv", result[key])
-        pngs = _figures(result, out)
-        print(f"\nwrote {', '.join(str(out / f'pufferfish_{k}.csv') for k in ('table1', 'table2', 'table3'))}, {', '.join(map(str, pngs))}")
+    if out is not None:
+        written = [out / f"pufferfish_{key}.csv" for key in ("table1", "table2", "table3")]
+        for path, key in zip(written, ("table1", "table2", "table3")):
+            _write_csv(path, result[key])
+        print()
+        if can_plot():
+            written += _figures(result, out)
+        print_written(written)
     return 0
 
 
