@@ -140,7 +140,11 @@ def calibrate_laplace_threshold(count_map: dp.Transformation, d_in, epsilon: flo
         return count_map >> then_laplace_threshold(scale=scale, threshold=threshold)
 
     scale = dp.binary_search(lambda s: chain(s, lowest).map(d_in)[0] <= epsilon, bounds=(0.0, None), T=float)
-    threshold = dp.binary_search(lambda t: chain(scale, t).map(d_in)[1] <= delta, bounds=(lowest, None), T=int)
+    def delta_ok(t: int) -> bool:
+        return chain(scale, t).map(d_in)[1] <= delta
+
+    # the search needs the boundary above its lower bound: at a large ε the lowest threshold may do
+    threshold = lowest if delta_ok(lowest) else dp.binary_search(delta_ok, bounds=(lowest, None), T=int)
     spent = chain(scale, threshold).map(d_in)
     if not (spent[0] <= epsilon and spent[1] <= delta):  # pragma: no cover - the searches guarantee it
         raise RuntimeError(f"calibration failed: {spent} exceeds {(epsilon, delta)}")

@@ -261,7 +261,7 @@ def test_blowfish_lists_its_files_and_shows_progress(dataset, tmp_path, capsys, 
 
 
 def test_pufferfish_lists_its_files_and_shows_progress(dataset, tmp_path, capsys, monkeypatch):
-    files = ["pufferfish_table1.csv", "pufferfish_table2.csv", "pufferfish_table3.csv", "pufferfish_cdfs.png", "pufferfish_table1.png"]
+    files = ["pufferfish_table1.csv", "pufferfish_table2.csv", "pufferfish_table3.csv", "pufferfish_usefulness.csv", "pufferfish_cdfs.png", "pufferfish_table1.png"]
     stages = {"neighbourhood statistics": None, "Binomial W": None, "calibrating": "releases", "noise trials": "trials"}
     check_reproduction(["pufferfish", "--data", str(dataset("enron-perry-wolfe")), "--quick"], tmp_path, files, stages, capsys, monkeypatch)
 

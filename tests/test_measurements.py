@@ -76,7 +76,7 @@ class TestCalibrateLaplaceThreshold:
     """``calibrate_laplace_threshold``: the smallest scale for ε, then the smallest threshold for δ."""
 
     @pytest.mark.parametrize("metric_factory, c", [(dpg.edge_distance, 1), (dpg.edge_distance, 3), (lambda: dpg.group_distance(4), 2)])
-    @pytest.mark.parametrize("epsilon, delta", [(1.0, 1e-6), (0.3, 1e-9), (5.0, 0.01)])
+    @pytest.mark.parametrize("epsilon, delta", [(1.0, 1e-6), (0.3, 1e-9), (5.0, 0.01), (100.0, 1e-6)])
     def test_boundary(self, metric_factory, c, epsilon, delta):
         count_map = (dpg.graph_domain(labeled=True), metric_factory()) >> dpg.then_label_count_map(c)
         scale, threshold = dpg.calibrate_laplace_threshold(count_map, 2, epsilon, delta)

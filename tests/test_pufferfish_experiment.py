@@ -63,3 +63,26 @@ def test_plots_need_laws():
     import matplotlib.pyplot as plt
 
     plt.close("all")
+
+
+def test_usefulness_table_on_a_synthetic_graph():
+    """The ε = 1 / ε = 10 table: every row's privacy is what it says, W_δ never exceeds the exact W,
+    and the noise, the threshold and the RMSE follow W and ε."""
+    from opendp_graph.experiments.pufferfish_usefulness import COLUMNS, usefulness_rows
+
+    g = dpg.datasets.synthetic_labeled_graph(3000, num_properties=20, seed=3).graph
+    rows = usefulness_rows(g, c=20, trials=2)
+    assert rows and all(set(COLUMNS) <= set(r) for r in rows)
+    by = {(r["notion"], r["epsilon"]): r for r in rows}
+    assert {eps for _, eps in by} == {1.0, 10.0}
+    for (notion, eps), r in by.items():
+        relaxed = notion.endswith("W_delta")
+        assert r["delta"] == (pytest.approx(1e-6) if relaxed else 0.0)
+        # c covers the vocabulary: sensitivity max(W, 1), scale = that over ε
+        assert r["scale"] == pytest.approx(max(r["W"], 1) / eps)
+        if relaxed:
+            exact = by[(notion.replace("W_delta", "exact W"), eps)]
+            assert r["W"] <= exact["W"]
+    assert by[("group, tight", 1.0)]["W"] <= by[("group, paper 2*Dmax-1", 1.0)]["W"]
+    assert by[("edge level", 10.0)]["rmse"] < by[("edge level", 1.0)]["rmse"] < by[("Conditional, exact W", 1.0)]["rmse"]
+    assert by[("edge level", 1.0)]["released"] >= by[("Conditional, exact W", 1.0)]["released"]

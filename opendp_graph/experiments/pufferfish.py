@@ -142,17 +142,6 @@ class CalibrationError(ValueError):
     """No noise scale or threshold within the search bounds meets the requested (ε, δ)."""
 
 
-def _search(predicate, bounds: tuple, failure: str):
-    """``dp.binary_search`` within ``bounds``; a ``CalibrationError`` saying ``failure`` if the
-    predicate's boundary lies outside them (an ε far from the paper's 1 and 100)."""
-    import opendp.prelude as dp
-
-    try:
-        return dp.binary_search(predicate, bounds=bounds, T=type(bounds[0]))
-    except ValueError:
-        raise CalibrationError(f"{failure} (searched {bounds[0]:g} to {bounds[1]:g})") from None
-
-
 def _stats(values: list[float]) -> tuple[float, float]:
     arr = np.asarray(values, dtype=float)
     return float(arr.mean()), float(arr.std(ddof=1)) if arr.size > 1 else 0.0
@@ -169,6 +158,7 @@ def run(
     delta: float = 1e-6,
     vocabulary_size: int | None = None,
     jobs: int = 1,
+    usefulness_graphs: list[tuple[str, Any, int]] | None = None,
     log=print,
     progress: Any = None,
 ) -> dict[str, Any]:
@@ -176,7 +166,9 @@ def run(
     "models": {...}, "graph": g}``. ``data`` is the ``enron-perry-wolfe`` folder (``None``:
     resolved by :func:`opendp_graph.datasets.data_path`). ``trials`` at the first ε, ``small_trials`` at the others;
     ``jobs`` worker processes run the trials (noise sampling dominates the run time).
-    ``progress``: the fit, the calibration and the trials (:mod:`opendp_graph._progress`)."""
+    ``progress``: the fit, the calibration and the trials (:mod:`opendp_graph._progress`).
+    ``usefulness_graphs``: ``(name, labelled graph, c)`` beside Enron for the table of
+    :mod:`.pufferfish_usefulness` (ε = 1 and 10, δ in all; ``None``: no such table)."""
     import opendp.prelude as dp
 
     import opendp_graph as dpg
@@ -235,20 +227,12 @@ def run(
             tasks.append(("laplace", scale, None, n_trials))
             # ---- Table 3: set union, scale and threshold searched for (ε, δ)
             tmap = (domain, metric) >> dpg.then_label_count_map(c, vocab if vocabulary_size is not None else None)
-            big = 2**30
-
-            def eps_of(s):
-                return (tmap >> dpg.then_laplace_threshold(scale=s, threshold=big)).map(1)[0]
-
-            s_star = _search(lambda s: eps_of(s) <= eps, (1e-6, 1e9), f"no noise scale gives ε = {eps:g} for the {name} set union")
-
-            # dpg's thresholded Laplace: OpenDP 0.16 under-reports δ by e^{1/scale}
-            # (opendp_graph.measurements), which would make this search pick too low a threshold.
-            def delta_ok(th):
-                return (tmap >> dpg.then_laplace_threshold(scale=s_star, threshold=th)).map(1)[1] <= delta
-
-            lowest = int(tmap.map(1)[2]) + 1
-            th = lowest if delta_ok(lowest) else _search(delta_ok, (lowest, big), f"no threshold gives δ = {delta:g} for the {name} set union at ε = {eps:g}")
+            # the smallest scale for ε, then the smallest threshold for δ; dpg's thresholded Laplace:
+            # OpenDP 0.16 under-reports δ by e^{1/scale} (opendp_graph.measurements)
+            try:
+                s_star, th = dpg.calibrate_laplace_threshold(tmap, 1, eps, delta)
+            except ValueError:
+                raise CalibrationError(f"no noise scale and threshold give (ε, δ) = ({eps:g}, {delta:g}) for the {name} set union") from None
             mthr = tmap >> dpg.then_laplace_threshold(scale=s_star, threshold=th)
             e_spent, d_spent = mthr.map(1)
             table3.append(
@@ -294,8 +278,23 @@ def run(
         row2.update({"yield_mean": y, "yield_std": ys, "yield_pct": 100.0 * y / len(vocab), "rmse_mean": r, "rmse_std": rs})
         m_, s_ = _stats(released)
         row3.update({"yield_mean": m_, "yield_std": s_})
+    usefulness = []
+    if usefulness_graphs is not None:
+        from .pufferfish_usefulness import usefulness_rows
+
+        fitted = {name: models[name] for name in ("Binomial", "Global", "Conditional")}
+        enron_vocab = vocab if vocabulary_size is not None else None  # the full run's set union reads every n-gram
+        graphs = [("Enron n-grams", g, c, enron_vocab, fitted)] + [(name, h, h_c, None, None) for name, h, h_c in usefulness_graphs]
+        useful = resolve_progress(progress, label="usefulness (ε = 1, 10)", unit="graphs")
+        useful.start(len(graphs))
+        for name, graph, graph_c, graph_vocab, graph_models in graphs:
+            rows = usefulness_rows(graph, c=graph_c, vocab=graph_vocab, delta=delta, trials=small_trials, models=graph_models)
+            usefulness += [{"graph": name, **row} for row in rows]
+            useful.advance(1)
+        useful.finish()
     log(f"done in {time.perf_counter() - t0:.0f} s")
-    return {"table1": table1, "table2": table2, "table3": table3, "models": models, "graph": g, "fit_seconds": fit_seconds}
+    return {"table1": table1, "table2": table2, "table3": table3, "usefulness": usefulness, "models": models, "graph": g,
+            "fit_seconds": fit_seconds}
 
 
 def _print(rows: list[dict], title: str, columns: list[str], log=print) -> None:
@@ -369,6 +368,24 @@ def _parser() -> ArgumentParser:
     return parser
 
 
+def _deezer_graphs() -> list[tuple[str, Any, int]]:
+    """The Deezer graphs with shared genres as edge properties (``c`` = every genre: nothing is
+    displaced), if the ``deezer`` data set resolves; else none, and a note says why."""
+    import opendp_graph as dpg
+    from opendp_graph.datasets import DataUnavailableError
+
+    try:
+        folder = dpg.datasets.data_path("deezer")
+    except DataUnavailableError as error:
+        print(f"note: the Deezer rows of the usefulness table are skipped: {error.reason}")
+        return []
+    graphs = []
+    for country in ("HR", "HU", "RO"):
+        graph = dpg.datasets.load_deezer(folder, country, labels="shared_genres")
+        graphs.append((f"Deezer {country} genres", graph, len(graph.vocabulary)))
+    return graphs
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
@@ -379,11 +396,13 @@ def main(argv: list[str] | None = None) -> int:
         data = data_path("enron-perry-wolfe", args.data)
     except (OSError, ValueError) as error:  # not found, a corrupted download, a bad $OPENDP_GRAPH_DOWNLOAD
         parser.error(f"argument --data: {error}" if args.data is not None else str(error))
+    deezer = [] if args.quick else _deezer_graphs()
     try:
         if args.quick:
-            result = run(data, epsilons=(100.0,), trials=2, small_trials=1, c=args.c, vocabulary_size=2000, jobs=1)
+            result = run(data, epsilons=(100.0,), trials=2, small_trials=1, c=args.c, vocabulary_size=2000, jobs=1, usefulness_graphs=[])
         else:
-            result = run(data, epsilons=args.epsilons, trials=args.trials, small_trials=args.small_trials, c=args.c, jobs=args.jobs)
+            result = run(data, epsilons=args.epsilons, trials=args.trials, small_trials=args.small_trials, c=args.c, jobs=args.jobs,
+                         usefulness_graphs=deezer)
     except CalibrationError as error:
         parser.error(f"argument --epsilons: {error}")
 
@@ -402,13 +421,20 @@ def main(argv: list[str] | None = None) -> int:
         "Table 3 — DP set union (released n-grams)",
         ["epsilon", "notion", "W", "l0_l1_linf", "scale", "threshold", "epsilon_spent", "delta", "trials", "yield_mean", "yield_std"],
     )
+    _print(
+        result["usefulness"],
+        "Is it worth publishing? ε = 1 and 10, δ = 1e-6 in all (label counts: RMSE against the truth, counts clear of "
+        "twice the 95 % half-width; set union: threshold, n-grams / genres released)",
+        ["graph", "notion", "epsilon", "delta", "W", "scale", "rmse", "clear", "threshold", "released"],
+    )
     print("\nPaper (Avocado, 393 people, 21,312 edges): Table 2 W/λ/yield/RMSE and Table 3 yield")
     for name, (w, lam, y, rmse) in PAPER_TABLE2.items():
         print(f"  {name:24s} W={w:<5} λ={lam:<8g} yield={y:<6} RMSE={rmse:<8g} DPSU yield={PAPER_TABLE3[name]}")
     print("\nNote: Binomial, Global and Conditional are fitted on the private graph (data-dependent noise, as in the paper).")
     if out is not None:
-        written = [out / f"pufferfish_{key}.csv" for key in ("table1", "table2", "table3")]
-        for path, key in zip(written, ("table1", "table2", "table3")):
+        keys = ("table1", "table2", "table3", "usefulness")
+        written = [out / f"pufferfish_{key}.csv" for key in keys]
+        for path, key in zip(written, keys):
             _write_csv(path, result[key])
         print()
         if can_plot():
