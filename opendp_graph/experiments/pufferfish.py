@@ -380,7 +380,7 @@ def _deezer_graphs() -> list[tuple[str, Any, int]]:
         print(f"note: the Deezer rows of the usefulness table are skipped: {error.reason}")
         return []
     graphs = []
-    for country in ("HR", "HU", "RO"):
+    for country in ("HU", "RO"):  # the countries the deezer data set holds
         graph = dpg.datasets.load_deezer(folder, country, labels="shared_genres")
         graphs.append((f"Deezer {country} genres", graph, len(graph.vocabulary)))
     return graphs
