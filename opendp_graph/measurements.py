@@ -6,7 +6,8 @@ and only change what is *claimed* about it.
 
 from __future__ import annotations
 
-from numbers import Integral
+import math
+from numbers import Integral, Real
 
 import opendp.prelude as dp
 
@@ -126,12 +127,14 @@ def calibrate_laplace_threshold(count_map: dp.Transformation, d_in, epsilon: flo
     if not isinstance(count_map, dp.Transformation):
         raise TypeError(f"count_map must be an OpenDP Transformation into a map of counts, got {type(count_map).__name__}")
     for name, value in (("epsilon", epsilon), ("delta", delta)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise TypeError(f"{name} must be a number, got {value!r}")
-    if not epsilon > 0 or epsilon == float("inf"):
+        if isinstance(value, bool) or not isinstance(value, Real):
+            raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
+    if not 0 < epsilon < math.inf:
         raise ValueError(f"epsilon must be positive and finite, got {epsilon!r}")
     if not 0 < delta < 1:
         raise ValueError(f"delta must be in (0, 1), got {delta!r}")
+    # as floats no larger than asked (a Fraction or a wide integer may round up)
+    epsilon, delta = (math.nextafter(float(v), 0.0) if float(v) > v else float(v) for v in (epsilon, delta))
     _value_type(count_map.output_domain)
     linf = count_map.map(d_in)[2]
     lowest = int(linf) + 1  # the map is defined above the ℓ∞ distance
@@ -144,7 +147,16 @@ def calibrate_laplace_threshold(count_map: dp.Transformation, d_in, epsilon: flo
         return chain(scale, t).map(d_in)[1] <= delta
 
     # the search needs the boundary above its lower bound: at a large ε the lowest threshold may do
-    threshold = lowest if delta_ok(lowest) else dp.binary_search(delta_ok, bounds=(lowest, None), T=int)
+    if delta_ok(lowest):
+        threshold = lowest
+    else:
+        try:
+            threshold = dp.binary_search(delta_ok, bounds=(lowest, None), T=int)
+        except ValueError:  # no threshold reaches it: OpenDP's map has a floor on δ
+            raise ValueError(
+                f"no threshold gives delta <= {delta!r} at scale {scale!r}: OpenDP's map of the thresholded Laplace "
+                "cannot certify a delta this small; ask for a larger delta"
+            ) from None
     spent = chain(scale, threshold).map(d_in)
     if not (spent[0] <= epsilon and spent[1] <= delta):  # pragma: no cover - the searches guarantee it
         raise RuntimeError(f"calibration failed: {spent} exceeds {(epsilon, delta)}")

@@ -98,3 +98,15 @@ class TestCalibrateLaplaceThreshold:
             dpg.calibrate_laplace_threshold("not a transformation", 1, 1.0, 1e-6)
         with pytest.raises(TypeError, match="map domain"):
             dpg.calibrate_laplace_threshold((dpg.graph_domain(), dpg.edge_distance()) >> dpg.then_degree_histogram(max_degree=3), 1, 1.0, 1e-6)
+
+
+def test_calibration_below_opendps_delta_floor_says_so():
+    import numpy as np
+    from fractions import Fraction
+
+    count_map = (dpg.graph_domain(labeled=True), dpg.edge_distance()) >> dpg.then_label_count_map(1)
+    with pytest.raises(ValueError, match="cannot certify a delta this small"):
+        dpg.calibrate_laplace_threshold(count_map, 1, 1.0, 1e-17)
+    # numpy numbers and fractions are numbers
+    assert dpg.calibrate_laplace_threshold(count_map, 1, np.float64(1.0), np.float32(1e-3)) == \
+        dpg.calibrate_laplace_threshold(count_map, 1, 1.0, Fraction(1, 1000))

@@ -183,3 +183,27 @@ def test_metrics_at_different_deltas_do_not_compose():
         dp.c.make_composition([a, b])
     # the δ = 0 metric keeps its old identifier
     assert "delta" not in str(dpg.pufferfish_distance(model)) and "delta=0.05" in str(dpg.pufferfish_distance(model, delta=0.05))
+
+
+def test_delta_sum_never_rounds_down():
+    """δ_M + δ_c is reported as a float at least the exact sum (red-team finding: 0.1 + 1e-18
+    rounded to 0.1)."""
+    from fractions import Fraction
+
+    model = tail_model()
+    metric = dpg.pufferfish_distance(model, delta=0.1)
+    tiny = dp.m.make_user_measurement(dpg.graph_domain(labeled=True), metric, dp.approximate(dp.max_divergence()),
+                                      function=lambda g: 0, privacy_map=lambda d_in: (1.0, 1e-18))
+    eps, delta = pf.make_pufferfish_approximate(tiny).map(1)
+    assert Fraction(delta) >= Fraction(0.1) + Fraction(1e-18) and delta == math.nextafter(0.1, 1.0)
+
+
+def test_delta_arguments_are_checked_exactly():
+    from fractions import Fraction
+
+    from opendp_graph.pufferfish.coupling import check_delta
+
+    for bad in (Fraction(-1, 10**400), 10**400, -0.0 - 1e-300, float("nan"), 1.0):
+        with pytest.raises(ValueError, match="probability"):
+            check_delta(bad)
+    assert check_delta(np.float32(1e-3)) <= np.float32(1e-3) and check_delta(Fraction(1, 3)) <= Fraction(1, 3)

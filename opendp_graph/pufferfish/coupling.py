@@ -75,11 +75,11 @@ def check_delta(delta: Any) -> float:
     """
     if isinstance(delta, bool) or not isinstance(delta, Real):
         raise TypeError(f"delta must be a number in [0, 1) (a probability), got {type(delta).__name__} {delta!r}")
-    value = float(delta)
-    if math.isfinite(value) and value > delta:  # float() rounded up (exact mixed comparison): step down
-        value = math.nextafter(value, 0.0)
-    if not (0.0 <= value < 1.0):  # false for NaN
+    if not (0 <= delta < 1):  # exact, before any rounding (false for NaN); a tiny negative Fraction too
         raise ValueError(f"delta must be a probability in [0, 1), got {delta!r}")
+    value = float(delta)
+    if value > delta:  # float() rounded up (exact mixed comparison): step down
+        value = math.nextafter(value, 0.0)
     return value + 0.0  # -0.0 -> 0.0
 
 

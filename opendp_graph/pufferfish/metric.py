@@ -83,6 +83,7 @@ import contextvars
 import itertools
 import math
 from collections import deque
+from fractions import Fraction
 from dataclasses import dataclass, field
 
 import opendp.prelude as dp
@@ -309,6 +310,14 @@ def pufferfish_distance(model: CorrelationModel, *, delta: float = 0.0) -> dp.Me
     return dp.user_distance(repr(descriptor), descriptor=descriptor)
 
 
+def _add_rounding_up(a: float, b: float) -> float:
+    """``a + b`` as the least float at least the exact sum (a privacy loss never rounds down)."""
+    total = a + b
+    if Fraction(total) < Fraction(a) + Fraction(b):
+        total = math.nextafter(total, math.inf)
+    return total
+
+
 def make_pufferfish_approximate(measurement: dp.Measurement) -> dp.Measurement:
     """Release ``measurement``, built under ``pufferfish_distance(model, delta=δ_c)``, with an
     ``(ε, δ)`` privacy map under ``approximate(max_divergence)``: ``ε`` and ``δ_M`` from
@@ -331,7 +340,10 @@ def make_pufferfish_approximate(measurement: dp.Measurement) -> dp.Measurement:
     Wrapping each release and composing the wrapped measurements (OpenDP's compositors, the
     Context API: ``ctx(make_pufferfish_approximate(m))``) adds ``δ_c`` per release — conservative.
     A query under the relaxed metric refuses to run outside this wrapper (the answers of an
-    interactive compositor wrapped here are computed later, outside it, so they refuse too).
+    interactive compositor wrapped here are computed later, outside it, so they refuse too). The
+    guard is a context variable set while the wrapper runs its measurement: user code run there
+    could capture that context (``contextvars.copy_context()``, an ``asyncio`` task) and release
+    an unwrapped query later; such code is what ``"honest-but-curious"`` asks you to vouch for.
 
     **Calibration.** Calibrate the inner measurement to ε with OpenDP's
     ``dp.binary_search_param`` (its map is pure ε), or a thresholded release with
@@ -380,7 +392,7 @@ def make_pufferfish_approximate(measurement: dp.Measurement) -> dp.Measurement:
             raise ValueError(f"the (ε, δ) Pufferfish guarantee is stated for one secret pair: d_in must be 1, got {d_in!r}")
         loss = measurement.map(1)
         epsilon, delta_m = (loss, 0.0) if pure else loss
-        return float(epsilon), float(delta_m) + delta
+        return float(epsilon), _add_rounding_up(float(delta_m), delta)
 
     return dp.m.make_user_measurement(
         measurement.input_domain,

@@ -14,8 +14,12 @@ pair ``(i, a)``:
    law; every other property, and property ``a`` outside ``N[i]``, has the same law under
    ``s⁰`` and ``s¹`` and is independent of ``a`` on ``N[i]`` (paper §3.2 and §4.3: "the rest
    of the graph is assumed to be constant"; properties are modelled one at a time);
-2. *model law*: ``f(i, a)`` given ``sʲ`` has the law ``M`` gives for that pair (clipped to the
-   feasible range ``[j, |N[i]| − 1 + j]``);
+2. *model law*: ``f(i, a)`` given ``sʲ`` has the law ``M`` gives for that pair, clipped to the
+   feasible range ``[j, |N[i]| − 1 + j]``. *Clipped* means clamped: ``f ↦ min(max(f, j),
+   |N[i]| − 1 + j)``, the mass outside moved to the nearest end. It does **not** mean conditioned
+   on the range (restricted and renormalised): that is another attacker, whose ``W`` can exceed
+   the model's (found by an exact search: 1,911 of 20,000 random small cases at ``δ = 0``), and
+   whom no model here describes;
 3. *exchangeable*: given the secret and ``f``, which of the other edges of ``N[i]`` carry ``a``
    is uniform among the subsets of the right size.
 
