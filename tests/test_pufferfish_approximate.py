@@ -207,3 +207,15 @@ def test_delta_arguments_are_checked_exactly():
         with pytest.raises(ValueError, match="probability"):
             check_delta(bad)
     assert check_delta(np.float32(1e-3)) <= np.float32(1e-3) and check_delta(Fraction(1, 3)) <= Fraction(1, 3)
+
+
+def test_calibrating_the_wrapped_chain_and_a_composed_budget():
+    """OpenDP's binary_search_param on the wrapped chain, at the metric's δ: one release, and a
+    composition of two releases wrapped once (a composed budget)."""
+    model = tail_model()
+    space = dpg.graph_domain(labeled=True), dpg.pufferfish_distance(model, delta=0.05)
+    counts = space >> dpg.then_label_counts(1, ["a"])
+    one = dp.binary_search_param(lambda s: pf.make_pufferfish_approximate(counts >> dp.m.then_laplace(scale=s)), d_in=1, d_out=(1.0, 0.05))
+    two = dp.binary_search_param(
+        lambda s: pf.make_pufferfish_approximate(dp.c.make_composition([counts >> dp.m.then_laplace(scale=s)] * 2)), d_in=1, d_out=(1.0, 0.05))
+    assert one == pytest.approx(1.0) and two == pytest.approx(2.0)

@@ -347,7 +347,11 @@ def make_pufferfish_approximate(measurement: dp.Measurement) -> dp.Measurement:
 
     **Calibration.** Calibrate the inner measurement to ε with OpenDP's
     ``dp.binary_search_param`` (its map is pure ε), or a thresholded release with
-    :func:`~opendp_graph.calibrate_laplace_threshold` at ``δ − δ_c``; then wrap it.
+    :func:`~opendp_graph.calibrate_laplace_threshold` at ``δ − δ_c``; then wrap it. Searching
+    the wrapped chain itself, ``dp.binary_search_param(lambda s: make_pufferfish_approximate(...),
+    d_in=1, d_out=(ε, δ))``, works when ``δ`` is the metric's ``δ_c`` (OpenDP 0.16 then compares
+    the ε alone; with another δ it raises "unknown ordering"), also for a composition wrapped
+    once (a composed budget: one scale for all its releases).
 
     :param measurement: a measurement whose input metric is ``pufferfish_distance(model,
         delta=...)`` and whose output measure is ``max_divergence`` or
