@@ -6,11 +6,26 @@ accepted as an integer (``True`` is an ``int`` in Python, and ``k=True`` is alwa
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
-from numbers import Integral
+from numbers import Integral, Real
 from typing import Any
 
-__all__ = ["integer_at_least", "not_a_graph", "positive_integer"]
+__all__ = ["float_at_most", "integer_at_least", "not_a_graph", "positive_integer"]
+
+
+def float_at_most(value: Real) -> float:
+    """The largest float not above the real number ``value``: a privacy parameter (a ``Fraction``,
+    a wide integer, a numpy number) as a float that never claims more than was asked.
+
+    >>> from fractions import Fraction
+    >>> float_at_most(Fraction(1, 10)) < Fraction(1, 10) < float(Fraction(1, 10))
+    True
+    >>> float_at_most(0.25)
+    0.25
+    """
+    result = float(value)
+    return math.nextafter(result, -math.inf) if result > value else result
 
 
 def integer_at_least(name: str, value: Any, minimum: int) -> int:

@@ -11,6 +11,7 @@ from numbers import Integral, Real
 
 import opendp.prelude as dp
 
+from ._checks import float_at_most
 from .transformations._core import then
 
 __all__ = ["make_laplace_threshold", "then_laplace_threshold", "calibrate_laplace_threshold"]
@@ -133,8 +134,7 @@ def calibrate_laplace_threshold(count_map: dp.Transformation, d_in, epsilon: flo
         raise ValueError(f"epsilon must be positive and finite, got {epsilon!r}")
     if not 0 < delta < 1:
         raise ValueError(f"delta must be in (0, 1), got {delta!r}")
-    # as floats no larger than asked (a Fraction or a wide integer may round up)
-    epsilon, delta = (math.nextafter(float(v), 0.0) if float(v) > v else float(v) for v in (epsilon, delta))
+    epsilon, delta = float_at_most(epsilon), float_at_most(delta)  # never more than asked
     _value_type(count_map.output_domain)
     linf = count_map.map(d_in)[2]
     lowest = int(linf) + 1  # the map is defined above the ℓ∞ distance

@@ -44,6 +44,7 @@ from fractions import Fraction
 from numbers import Integral, Real
 from typing import Any, Callable, NamedTuple
 
+from .._checks import float_at_most
 from .wasserstein import QuantileGaps, _exact_masses, binomial_gap_range, quantile_gap_range
 
 __all__ = [
@@ -77,10 +78,7 @@ def check_delta(delta: Any) -> float:
         raise TypeError(f"delta must be a number in [0, 1) (a probability), got {type(delta).__name__} {delta!r}")
     if not (0 <= delta < 1):  # exact, before any rounding (false for NaN); a tiny negative Fraction too
         raise ValueError(f"delta must be a probability in [0, 1), got {delta!r}")
-    value = float(delta)
-    if value > delta:  # float() rounded up (exact mixed comparison): step down
-        value = math.nextafter(value, 0.0)
-    return value + 0.0  # -0.0 -> 0.0
+    return float_at_most(delta) + 0.0  # -0.0 -> 0.0
 
 
 def _check_window(lo: Any, hi: Any) -> tuple[int, int]:
