@@ -41,6 +41,15 @@ def resolve_or_reason(name: str) -> Path | str:
     return _resolved[name]
 
 
+def skip_without_data(names, reader: str) -> None:
+    """Skip the running test, with the resolver's reason, unless every data set in ``names``
+    (those ``reader``, e.g. a notebook, reads) can be resolved."""
+    for name in names:
+        found = resolve_or_reason(name)
+        if isinstance(found, str):
+            pytest.skip(f"{reader} reads the data set {name!r}: {found}")
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "needs_data: reads a real data set (skipped when the resolver cannot find it)")
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from opendp_graph.datasets import DataUnavailableError, data_path
+from conftest import skip_without_data
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
@@ -90,11 +90,7 @@ def _param(line: int, code: str):
 
 @pytest.mark.parametrize("code", [_param(line, code) for line, code in BLOCKS])
 def test_readme_block_runs_as_written(code):
-    for name in datasets_read_by(code):
-        try:
-            data_path(name)
-        except DataUnavailableError as error:
-            pytest.skip(f"this README block reads the data set {name!r}, not available: {error.reason}")
+    skip_without_data(datasets_read_by(code), "this README block")
     assert run_block(code) >= 1, "every README block states at least one value the test can check"
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from opendp_graph.datasets import DATASETS, DataUnavailableError, data_path
+from conftest import skip_without_data
+from opendp_graph.datasets import DATASETS
 
 TUTORIALS = sorted((Path(__file__).resolve().parents[1] / "tutorials").glob("*.ipynb"))
 DATA_CALL = re.compile(r"""data_path\(\s*["']([^"']+)["']""")
@@ -45,11 +46,7 @@ def test_notebooks_read_data_through_the_resolver():
 
 @pytest.mark.parametrize("path", [_param(p) for p in TUTORIALS])
 def test_tutorial_runs(path):
-    for name in datasets_read_by(path):
-        try:
-            data_path(name)
-        except DataUnavailableError as error:
-            pytest.skip(f"{path.name} reads the data set {name!r}, not available: {error.reason}")
+    skip_without_data(datasets_read_by(path), path.name)
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
     notebook = nbformat.read(path, as_version=4)
