@@ -28,6 +28,7 @@ import opendp_graph as dpg
 from opendp_graph.metrics import EdgeDistance, EdgeLabelDistance, GroupDistance, NodeDistance
 from opendp_graph.pufferfish import GlobalModel
 from opendp_graph.testing import l1, l01inf
+from opendp_graph.transformations._core import resolve_stability
 from opendp_graph.transformations.labels import LabelContribution, label_count_map, label_counts
 
 PROPS = ("a", "b", "c")
@@ -225,6 +226,19 @@ def attainable(lo, hi, c, counted, cap, largest, binds):
     return hi <= largest if hi >= -lo else 2 - lo <= largest
 
 
+def capped_rule(query, cap, metric, c, counted):
+    """The registered Pufferfish rule for a contribution that *does* carry the cap ``c`` (the
+    queries under a Pufferfish metric apply none; the rules still state the capped case)."""
+    contribution = LabelContribution(c, counted=counted, domain_cap=cap)
+    return resolve_stability(query, domain(cap).descriptor, metric.descriptor, c=contribution)
+
+
+def uncapped_counts_bound(desc, counted, cap):
+    """What the queries themselves charge under a Pufferfish metric: ``max(W, 1)`` per secret."""
+    lo, hi = hull(desc)
+    return 0 if counted == 0 or cap == 0 else max(hi, -lo)
+
+
 def check_structure(name, cs=(1, 2, 3), caps=(None, 1, 2)):
     edges = STRUCTURES[name]
     E = len(edges)
@@ -249,14 +263,19 @@ def check_structure(name, cs=(1, 2, 3), caps=(None, 1, 2)):
                     space = domain(cap), metric
                     where = (name, c, vocab, cap, d_range, seen)
                     if vocab is not None:
-                        bound = (space >> dpg.then_label_counts(c, vocab)).map(1)
+                        bound = capped_rule("label_counts", cap, metric, c, counted)(1)
                         assert bound == expected_counts(lo, hi, displaces), where
                         assert seen[1] <= bound, where
+                        # the query applies no cap: its counts are the uncapped ones, its bound max(W, 1)
+                        query = space >> dpg.then_label_counts(c, vocab)
+                        assert query.map(1) == uncapped_counts_bound(desc, counted, cap), where
                     else:
-                        bound_map = (space >> dpg.then_label_count_map(c)).map(1)
+                        bound_map = capped_rule("label_count_map", cap, metric, c, None)(1)
                         assert all(x <= y for x, y in zip(seen, bound_map)), (where, bound_map)
                         bound = bound_map[1]
                         assert bound == expected_counts(lo, hi, displaces), where
+                        query_map = (space >> dpg.then_label_count_map(c)).map(1)
+                        assert query_map[1] == query_map[2] == uncapped_counts_bound(desc, None, cap), where
                     if displaces == binds and attainable(lo, hi, c, counted, cap, largest, binds):
                         assert seen[1] == bound, (where, bound)
                         tight_checks += 1
@@ -277,9 +296,28 @@ def test_pufferfish_label_counts_exhaustive_larger(name):
 def test_pufferfish_map_values():
     """The numbers of the docstring, and the old ones they replace."""
     def maps(d_range, c, vocab=None, cap=None):
+        """The rules for a contribution carrying the cap ``c`` (see ``capped_rule``)."""
+        metric = METRICS[d_range]
+        counted = 3 if vocab is None else len(vocab)
+        return (
+            capped_rule("label_counts", cap, metric, c, counted)(1),
+            capped_rule("label_count_map", cap, metric, c, None if vocab is None else len(vocab))(1),
+        )
+
+    def query_maps(d_range, c, vocab=None, cap=None):
+        """What the queries charge: no cap under a Pufferfish metric."""
         space = domain(cap), METRICS[d_range]
         counts = space >> dpg.then_label_counts(c, ["a", "b", "c"] if vocab is None else vocab)
         return counts.map(1), (space >> dpg.then_label_count_map(c, vocab)).map(1)
+
+    # the queries: (1, W', W') and W' = max(hi, −lo) whatever c, even where a cap would bind
+    assert query_maps((1, 1), 1) == (1, (1, 1, 1))
+    assert query_maps((1, 3), 2) == (3, (1, 3, 3))
+    assert query_maps((-1, 1), 1) == (1, (1, 1, 1))
+    assert query_maps((-2, 1), 2) == (2, (1, 2, 2))
+    assert query_maps((0, 0), 1) == (1, (1, 1, 1))
+    if DOMAIN_CAP:
+        assert query_maps((1, 3), 1, cap=0) == (0, (0, 0, 0))
 
     # the cap binds (c < |V|): 2·max(hi, 1 − lo); old: 2F = 2·(1 + max(|hi − 1|, |lo − 1|))
     assert maps((1, 1), 1) == (2, (2, 2, 1))
@@ -302,8 +340,8 @@ def test_pufferfish_map_values():
 
 
 @pytest.mark.parametrize("d_range, c, vocab, sensitivity", [
-    ((1, 3), 1, ["a", "b"], 6),
-    ((-1, 1), 1, ["a", "b", "c"], 4),
+    ((1, 3), 1, ["a", "b"], 3),  # c = 1 is not applied: max(W, 1), not the capped 2·max(hi, 1 − lo) = 6
+    ((-1, 1), 1, ["a", "b", "c"], 1),  # not the capped 4
     ((-1, 2), 2, ["a", "b"], 2),
     ((1, 1), 1, ["a"], 1),
 ])

@@ -87,15 +87,15 @@ def test_enron_label_counts_under_a_binomial_model(shared_data):
     assert sorted(released["label"].to_list()) == sorted(VOCABULARY)
     assert ctx.spent(1) == pytest.approx(1.0)
 
-    # the graph pipeline for the same counts (dpg.then_label_counts with c = |vocabulary|, so the
-    # contribution bound never drops a property): a flip moves one label's count by at most
-    # max(W, 1) <= F, no more than the table route; with c < |vocabulary| it pays 2·max(hi, 1 − lo)
+    # the graph pipeline for the same counts (no cap under a Pufferfish metric, so no property is
+    # dropped): a flip moves one label's count by at most max(W, 1) <= F, no more than the table
+    # route; a c below |vocabulary| is not applied and changes nothing
     space = dpg.graph_domain(labeled=True), dpg.pufferfish_distance(model)
     graph_meas = space >> dpg.then_label_counts(len(VOCABULARY), VOCABULARY) >> dp.m.then_laplace(scale=float(F))
     assert graph_meas.map(1) == pytest.approx(max(model.W, 1) / F, rel=1e-12)
-    lo, hi = min(model.gaps.d_min, 1), max(model.gaps.d_max, 1)
-    binding = space >> dpg.then_label_counts(1, VOCABULARY) >> dp.m.then_laplace(scale=float(F))
-    assert binding.map(1) == pytest.approx(2 * max(hi, 1 - lo) / F, rel=1e-12)
+    small_c = space >> dpg.then_label_counts(1, VOCABULARY)
+    assert (small_c >> dp.m.then_laplace(scale=float(F))).map(1) == graph_meas.map(1)
+    assert small_c(g) == (space >> dpg.then_label_counts(len(VOCABULARY), VOCABULARY))(g)
     # and without noise the two pipelines compute the same counts
     truth = dict(table.group_by("label").len().rows())
     column = {w: j for j, w in enumerate(g.vocabulary)}

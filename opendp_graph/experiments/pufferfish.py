@@ -20,31 +20,34 @@ Trials re-run only the noise stage: the chain's function is ``noise(query(G))``,
 query is computed once and each trial applies the same OpenDP measurement
 (``dp.m.make_laplace`` / ``make_laplace_threshold`` with the chain's scale and threshold) to it.
 
-**Our figures** (run of 2026-11-22, full vocabulary of 42,390 n-grams, ``c = 1000``, ε = 100,
-10 trials): W = 1 (edge), 82 (Binomial; p0 = 0.0020, p1 = 0.080), 50 (Global), 46
-(Conditional), 96 (Binomial fitted under ε_fit = 10, an upper bound), 175 (group / trivial quilt);
-histogram λ = 0.02, 1760 (node), 1.64, 1.0, 0.92, 1.92, 3.5 and yield 78.9 % (edge; the rest
-of the 42,390 n-grams have true count 0 after the contribution bound), 50.1 % (node), 69 %,
-73 %, 73 %, 68 %, 64 %; set union: 37,360 (edge), 0 (node), 46, 133, 166, 34 and 13 n-grams.
-At ε = 1 only edge-level privacy releases anything in the set union (≈ 540 n-grams).
+**Our figures** (run of 2026-11-23, full vocabulary of 42,390 n-grams, ``c = 1000`` — applied
+at edge and node level only: under a Pufferfish metric the queries apply no cap, see
+:mod:`opendp_graph.pufferfish.metric` —, ε = 100, 10 trials): W = 1 (edge), 82 (Binomial;
+p0 = 0.0020, p1 = 0.080), 50 (Global), 46 (Conditional), 91 (Binomial fitted under
+ε_fit = 10, an upper bound), 175 (group / trivial quilt); histogram λ = 0.01, 1760 (node), 0.82,
+0.50, 0.46, 0.91, 1.75 and yield 78.9 % (edge; the rest of the 42,390 n-grams have true count 0
+after the contribution bound), 50.1 % (node), 73.8 %, 76.7 %, 77.0 %, 73.3 %, 68.7 %; set
+union: 18,810 (edge), 0 (node), 68, 189, 212, 53 and 15 n-grams. At ε = 1 only edge-level
+privacy releases anything in the set union (≈ 1,410 n-grams).
 The paper (ε = 100): W = 1, 1, 558, 866, 960, 1883; yields 58 % / 5.6 % / 50 % ...; set union
 24,815 / 91 / 229 / 135 / 117 / 42.
 
 **Is it worth publishing?** (the usefulness table, :mod:`.pufferfish_usefulness`; run of
-2026-11-23, ε = 1 and 10, δ = 10⁻⁶ in all, 3 trials; Enron: every n-gram, ``c = 1000``; Deezer
-HU/RO: the 84 genres both friends like, ``c = 84``.) What ``W_δ`` gains over the exact ``W``:
-Enron Binomial 82 → 28 (scale at ε = 1: 164 → 56, RMSE 231 → 79, counts clear of the noise
-0 → 9, at ε = 10: 65 → 455), Global 50 → 49, Conditional 46 → 46; Deezer Binomial 153 → 131 (HU)
-and 160 → 134 (RO), Global 95 → 94 and 131 → 123, Conditional unchanged (208, 222). What it
-costs: δ = 10⁻⁶ per secret under the model (not noise randomness), and computing it (Enron
-Binomial 0.14 s against 0.03 s). The empirical models gain little because each atom that sets
-their ``W`` carries more than δ of probability. The verdict at ε = 1: on Enron no correlated
-model releases a usable n-gram histogram with the exact ``W`` (no count clears twice the 95 %
-band), the relaxed Binomial gives the top 9, and no set union releases anything (a count must
-clear 991–6,578; the largest is 532); edge level (which ignores the correlation) keeps 1,991
-counts and releases ~516 n-grams. On Deezer the genres are popular enough: 19–25 of 84 genre
-counts stand clear at ε = 1 under every correlated model (47–50 at edge level), and the set
-union releases 8–17 genres (edge level: ~42). The
+2026-11-23, ε = 1 and 10, δ = 10⁻⁶ in all, 3 trials; Enron: every n-gram; Deezer HU/RO: the 84
+genres both friends like; no cap under the Pufferfish models, ``c = 1000`` / ``84`` at edge
+level.) What ``W_δ`` gains over the exact ``W``: Enron Binomial 82 → 28 (scale at ε = 1:
+82 → 28, RMSE 116 → 40, counts clear of twice the 95 % half-width 1 → 21, at ε = 10: 266 →
+1,171), Global 50 → 49, Conditional 46 → 46; Deezer Binomial 153 → 131 (HU) and 160 → 134 (RO),
+Global 95 → 94 and 131 → 123, Conditional unchanged (208, 222). What it costs: δ = 10⁻⁶ per
+secret under the model (not noise randomness), and computing it. The empirical models gain
+little because each atom that sets their ``W`` carries more than δ of probability. The verdict
+at ε = 1: on Enron the exact correlated models keep 1–11 n-gram counts clear of the noise, the
+relaxed Binomial 21; the set union releases at most a few n-grams (a count must clear 416–2,472;
+the largest is 536); edge level (which ignores the correlation) keeps 4,433 counts and releases
+~1,415 n-grams. On Deezer the genres are popular enough: 19–25 of 84 genre counts stand clear at
+ε = 1 under every correlated model (47–50 at edge level), and the set union releases 13–21
+genres (edge level: ~45). The top-20 words of Enron are in :mod:`.top_words`.
+The
 tight group baseline (largest closed neighbourhood) improves on the paper's ``2·Dmax − 1`` by
 6 % on Enron (165 vs 175) and Deezer HU (208 vs 223).
 
@@ -62,17 +65,16 @@ tight group baseline (largest closed neighbourhood) improves on the paper's ``2�
 3. *Binomial tails.* W∞ is a supremum over quantile levels, so the extreme tails count; for
    the Binomial model we compare tail probabilities on the log scale (exactly). Ours is
    therefore larger than what a plot of the CDFs suggests.
-4. *Calibration.* The paper adds Laplace noise ``c·W/ε``. Our secret is one (edge, property)
-   bit (paper §4.2) and the stability of the contribution-bounded counts is
-   ``2·max(hi, 1 − lo)`` with ``lo = min(d_min, 1)``, ``hi = max(d_max, 1)`` (= ``2·W`` for
-   positively correlated models, ``d_min ≥ 1``, as all three fitted models here): each flipped
-   edge moves two counts (the property and at most one property it displaces); when ``c`` covers
-   the vocabulary nothing is displaced and it is ``max(W, 1)``
-   (:func:`opendp_graph.pufferfish.metric._pufferfish_counts`). With ``c = 1000`` and our
-   vocabulary the bound binds, and ``2·W`` is below the paper's ``c·W``, so the paper's noise is
-   valid here but ``c/2`` times larger than needed; we report the paper's λ beside ours. (The
-   paper's figure is *too small* for ``c = 1`` and, when ``d_min ≤ 0``, can be for ``c = 2, 3``.) Node-level privacy uses the foundation's node metric
-   (``2·c·Dmax`` per node) — the paper's node row (``W = 1, λ = 10``) evidently does not.
+4. *Calibration.* The paper adds Laplace noise ``c·W/ε`` to counts capped at ``c`` properties
+   per edge. Our secret is one (edge, property) bit (paper §4.2): without a cap one flip moves
+   that property's count only, by at most ``max(W, 1)``, and a cap that binds lets the flip
+   displace other properties, ``2·max(hi, 1 − lo)`` with ``lo = min(d_min, 1)``,
+   ``hi = max(d_max, 1)`` (:func:`opendp_graph.pufferfish.metric._pufferfish_counts`). So under a
+   Pufferfish metric our queries apply no cap and add ``W/ε``: the paper's noise is ``c`` times
+   ours here, and its capped counts are biased. (The paper's figure is *too small* for capped
+   counts with ``c = 1`` and, when ``d_min ≤ 0``, can be for ``c = 2, 3``.) Node-level privacy
+   uses the foundation's node metric (``2·c·Dmax`` per node) — the paper's node row
+   (``W = 1, λ = 10``) evidently does not.
 5. *Data dependence.* The three fitted models are fitted on the data they protect (as in the
    paper): the noise scale depends on the private data and W is disclosed. The DP-fitted
    Binomial row spends its own ``ε_fit`` (reported) and gives an upper bound on the exact W

@@ -65,13 +65,17 @@ def make_graph_transformation(
     output_metric: dp.Metric,
     function: Callable[[Any], Any],
     params: dict[str, Any] | None = None,
+    adapt: Callable[[StabilityMap], StabilityMap] | None = None,
 ) -> dp.Transformation:
     """Build a graph query: features and arguments are checked here, at construction; the
     returned function checks domain membership before it reads the graph.
 
     A metric descriptor may define ``check_graph(graph)``: a precondition of its guarantee on
     the part of the graph that the metric treats as public (for example a Pufferfish model must
-    cover the public structure). It runs with the domain check, before the query."""
+    cover the public structure). It runs with the domain check, before the query.
+
+    ``adapt`` turns the registered rule's map into this query's (e.g. the ℓ∞ component of a
+    count map's rule for the same counts as a vector under L∞)."""
     dp.assert_features("contrib", "honest-but-curious")
     domain = graph_domain_descriptor(input_domain)
     metric = metric_descriptor(input_metric)
@@ -81,6 +85,8 @@ def make_graph_transformation(
             "(use graph_domain(labeled=True) for labelled graphs, or an edge/node metric to protect the structure)"
         )
     stability = resolve_stability(query, domain, metric, **(params or {}))
+    if adapt is not None:
+        stability = adapt(stability)
     metric_check = getattr(metric, "check_graph", None)
 
     def run(graph: Any) -> Any:
@@ -98,6 +104,14 @@ def then(make: Callable[..., Any]) -> Callable[..., _PartialConstructor]:
     Its signature is ``make_x``'s without ``input_domain`` and ``input_metric`` (for ``help()``
     and IDEs), and the arguments are bound to it when ``then_x(...)`` is called, so a misspelt
     or missing argument is a ``TypeError`` there, not when the chain is built.
+
+    Its docstring is one line naming ``make_x``, then ``make_x``'s whole docstring (cleaned of
+    its indentation, :func:`inspect.cleandoc`): the guarantee and its proof are stated for both
+    names. It is copied when ``then`` is called, so a module that extends ``make_x.__doc__``
+    must do so before ``then_x = then(make_x)``. ``pytest --doctest-modules`` collects the copied
+    ``>>>`` examples a second time, under ``then_x`` in ``make_x``'s module (``then_x.__module__``
+    is that module's name, and the examples run in its globals, as ``make_x``'s do): they are the
+    same text, so they pass there exactly when they pass under ``make_x``.
     """
     full = inspect.signature(make)
     parameters = list(full.parameters.values())
@@ -116,7 +130,9 @@ def then(make: Callable[..., Any]) -> Callable[..., _PartialConstructor]:
     partial.__qualname__ = partial.__name__
     partial.__module__ = make.__module__
     partial.__signature__ = signature  # type: ignore[attr-defined]
-    partial.__doc__ = f"Partial constructor of :func:`{make.__name__}` (omits ``input_domain`` and ``input_metric``)."
+    header = f"Partial constructor of :func:`{make.__name__}` (omits ``input_domain`` and ``input_metric``)."
+    body = inspect.getdoc(make)  # make_x's docstring, cleaned of its indentation (None if it has none)
+    partial.__doc__ = f"{header}\n\n{body}" if body else header
     return partial
 
 

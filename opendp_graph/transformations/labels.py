@@ -13,16 +13,23 @@ than ``c`` counted properties, so the bound never drops one. The stability rules
 as a :class:`LabelContribution` (an ``int`` equal to ``c``, so rules that know only ``c`` keep
 working) that also carries ``|V|``, ``m``, ``c_eff`` and whether the cap can bind.
 
+**Input metrics under which a cap cannot help.** A metric descriptor with
+``label_cap_lowers_sensitivity = False`` (the Pufferfish metric: one secret moves one property's
+count, and a binding cap could only add displaced properties) gets no cap at all: ``c`` is
+accepted and not used, every counted property of every edge is counted, and the rules receive a
+:class:`LabelContribution` marked ``uncapped`` (it cannot displace).
+
 **Input metrics with a vocabulary.** A metric descriptor with a ``vocabulary`` attribute that is
 a tuple (the Pufferfish metric of a model that describes only the properties it was fitted on,
 :mod:`opendp_graph.pufferfish.metric`) restricts both queries to those properties:
 ``make_label_counts`` refuses, at construction, a vocabulary with other properties, and
-``make_label_count_map`` without a vocabulary counts that vocabulary's properties only (first
-``c`` of an edge's in lexicographic order: still a rule that reads only the edge).
+``make_label_count_map`` without a vocabulary counts that vocabulary's properties only (still a
+rule that reads only the edge).
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 
 import numpy as np
@@ -33,7 +40,7 @@ from .._checks import positive_integer, property_names
 from ..domains import GraphDomain, graph_domain_descriptor
 from ..graph import Graph
 from ..metrics import EdgeDistance, EdgeLabelDistance, GroupDistance, NodeDistance, integer_d_in, metric_descriptor
-from ._core import int_count_map_space, int_vector_space, make_graph_transformation, stability_rule, then
+from ._core import int_count_map_space, make_graph_transformation, stability_rule, then
 from .degrees import require_max_degree
 
 __all__ = [
@@ -65,21 +72,33 @@ class LabelContribution(int):
     counted: int | None
     domain_cap: int | None
 
-    def __new__(cls, c: int, *, counted: int | None, domain_cap: int | None) -> "LabelContribution":
+    uncapped: bool
+    """The query applies no cap (``c`` is not used): under an input metric where a cap cannot
+    lower the sensitivity (Pufferfish), every counted property of every edge is counted."""
+
+    def __new__(
+        cls, c: int, *, counted: int | None, domain_cap: int | None, uncapped: bool = False
+    ) -> "LabelContribution":
         obj = super().__new__(cls, c)
         obj.counted = counted
         obj.domain_cap = domain_cap
+        obj.uncapped = bool(uncapped)
         return obj
 
     @property
     def effective(self) -> int:
-        """``c_eff = min(c, counted, domain_cap)``: the most properties one edge contributes."""
-        return min(x for x in (int(self), self.counted, self.domain_cap) if x is not None)
+        """``c_eff = min(c, counted, domain_cap)``: the most properties one edge contributes
+        (without ``c`` when uncapped; ``sys.maxsize`` when nothing bounds it)."""
+        bounds = (self.counted, self.domain_cap) if self.uncapped else (int(self), self.counted, self.domain_cap)
+        return min((x for x in bounds if x is not None), default=sys.maxsize)
 
     @property
     def can_displace(self) -> bool:
-        """Whether the bound can drop a counted property of some edge of the domain: ``c`` is
-        below both the number of counted properties and the domain's per-edge promise."""
+        """Whether the bound can drop a counted property of some edge of the domain: a cap is
+        applied and ``c`` is below both the number of counted properties and the domain's
+        per-edge promise."""
+        if self.uncapped:
+            return False
         return all(x is None or int(self) < x for x in (self.counted, self.domain_cap))
 
     def keys(self, l1: int) -> int:
@@ -98,7 +117,8 @@ class LabelContribution(int):
         return c if isinstance(c, cls) else cls(int(c), counted=None, domain_cap=None)
 
     def __repr__(self) -> str:
-        return f"LabelContribution({int(self)}, counted={self.counted}, domain_cap={self.domain_cap})"
+        extra = ", uncapped=True" if self.uncapped else ""
+        return f"LabelContribution({int(self)}, counted={self.counted}, domain_cap={self.domain_cap}{extra})"
 
 
 def _require_labeled(domain: GraphDomain, query: str) -> None:
@@ -126,17 +146,25 @@ def _check_within(vocab: tuple[str, ...], allowed: tuple[str, ...], query: str) 
         )
 
 
-def _contribution(c: int, domain: GraphDomain, counted: int | None) -> LabelContribution:
+def _contribution(c: int, domain: GraphDomain, counted: int | None, input_metric: dp.Metric) -> LabelContribution:
+    """``c`` as the rules receive it; uncapped under a metric where a cap cannot lower the
+    sensitivity (its descriptor says ``label_cap_lowers_sensitivity = False``: Pufferfish)."""
     cap = getattr(domain, "max_labels_per_edge", None)
-    return LabelContribution(c, counted=counted, domain_cap=cap)
+    uncapped = not getattr(metric_descriptor(input_metric), "label_cap_lowers_sensitivity", True)
+    return LabelContribution(c, counted=counted, domain_cap=cap, uncapped=uncapped)
 
 
-def selected_labels(graph: Graph, max_labels_per_edge: int, vocabulary: Sequence[str] | None = None):
+def _applied_cap(contribution: LabelContribution) -> int | None:
+    """The cap the query applies to each edge: ``c``, or ``None`` (all counted properties)."""
+    return None if contribution.uncapped else int(contribution)
+
+
+def selected_labels(graph: Graph, max_labels_per_edge: int | None, vocabulary: Sequence[str] | None = None):
     """``(edge, rank)`` pairs that the counting queries use, as two arrays.
 
     ``rank`` indexes ``vocabulary`` if given, else ``graph.vocabulary`` (sorted, so rank order is
-    lexicographic). Per edge, the ``max_labels_per_edge`` smallest ranks are kept: a rule that
-    reads only that edge's own labels.
+    lexicographic). Per edge, the ``max_labels_per_edge`` smallest ranks are kept (all of them
+    when it is ``None``): a rule that reads only that edge's own labels.
 
     Implementation: the label matrix's columns are permuted into rank order (dropping those not
     in the vocabulary) and each row's indices sorted, in SciPy's C code; then an entry's position
@@ -160,7 +188,7 @@ def selected_labels(graph: Graph, max_labels_per_edge: int, vocabulary: Sequence
     indptr = matrix.indptr.astype(np.int64)
     per_row = np.diff(indptr)
     position_in_row = np.arange(matrix.indices.size, dtype=np.int64) - np.repeat(indptr[:-1], per_row)
-    keep = position_in_row < max_labels_per_edge
+    keep = position_in_row < (sys.maxsize if max_labels_per_edge is None else max_labels_per_edge)
     rows = np.repeat(np.arange(graph.num_edges, dtype=np.int64), per_row)[keep]
     ranks = matrix.indices[keep].astype(np.int64)
     if rank_of_kept_column is not None:
@@ -168,18 +196,62 @@ def selected_labels(graph: Graph, max_labels_per_edge: int, vocabulary: Sequence
     return rows, ranks
 
 
-def label_counts(graph: Graph, max_labels_per_edge: int, vocabulary: Sequence[str]) -> list[int]:
+def label_counts(graph: Graph, max_labels_per_edge: int | None, vocabulary: Sequence[str]) -> list[int]:
     """Non-private: for each vocabulary entry, the number of edges that contribute it."""
     _, ranks = selected_labels(graph, max_labels_per_edge, vocabulary)
     return np.bincount(ranks, minlength=len(vocabulary)).astype(np.int64).tolist()
 
 
-def label_count_map(graph: Graph, max_labels_per_edge: int, vocabulary: Sequence[str] | None = None) -> dict[str, int]:
+def label_count_map(graph: Graph, max_labels_per_edge: int | None, vocabulary: Sequence[str] | None = None) -> dict[str, int]:
     """Non-private: ``{property: count}`` for every contributed property (count > 0)."""
     _, ranks = selected_labels(graph, max_labels_per_edge, vocabulary)
     names = vocabulary if vocabulary is not None else graph.vocabulary
     counts = np.bincount(ranks, minlength=len(names))
     return {names[i]: int(counts[i]) for i in np.flatnonzero(counts)}
+
+
+_NORMS = {
+    "l1": lambda: dp.l1_distance(T=dp.i64),
+    "linf": lambda: dp.linf_distance(T=dp.i64),
+    "linf_monotonic": lambda: dp.linf_distance(T=dp.i64, monotonic=True),
+}
+
+
+def _count_vector_norm(output_metric: dp.Metric | None) -> str:
+    """Which of the supported output metrics of ``make_label_counts`` this is."""
+    if output_metric is None:
+        return "l1"
+    if not isinstance(output_metric, dp.Metric):
+        raise TypeError(f"output_metric must be an OpenDP Metric, got {type(output_metric).__name__}")
+    for name, make in _NORMS.items():
+        if output_metric == make():
+            return name
+    raise ValueError(
+        f"output_metric must be dp.l1_distance(T=dp.i64), dp.linf_distance(T=dp.i64) or "
+        f"dp.linf_distance(T=dp.i64, monotonic=True), got {output_metric!r}"
+    )
+
+
+def _linf_of_map(map_stability):
+    return lambda d_in: map_stability(d_in)[2]
+
+
+def monotonic_single_unit(per_unit: int):
+    """The stability map into ``linf_distance(monotonic=True)`` of a query under which *one*
+    unit of input distance moves every count the same way by at most ``per_unit``: ``0`` at
+    ``d_in = 0``, ``per_unit`` at ``d_in = 1``, and no finite bound beyond (two units can move
+    counts in opposite directions, which OpenDP's monotonic distance counts as infinite)."""
+
+    def stability(d_in):
+        d = integer_d_in(d_in)
+        if d > 1:
+            raise ValueError(
+                f"a monotonic L∞ bound holds for one unit of input distance only (d_in ≤ 1), got d_in={d_in!r}: "
+                "two units can move counts in opposite directions; use dp.linf_distance(T=dp.i64) for larger d_in"
+            )
+        return per_unit * d
+
+    return stability
 
 
 _LABEL_GUARANTEE = """
@@ -211,10 +283,21 @@ _LABEL_GUARANTEE = """
 
 
 def make_label_counts(
-    input_domain: dp.Domain, input_metric: dp.Metric, max_labels_per_edge: int, vocabulary: Sequence[str]
+    input_domain: dp.Domain,
+    input_metric: dp.Metric,
+    max_labels_per_edge: int,
+    vocabulary: Sequence[str],
+    output_metric: dp.Metric | None = None,
 ) -> dp.Transformation:
     """Counts of the properties of a public ``vocabulary`` over the edges of a labeled graph, an
-    ``i64`` vector (in vocabulary order) with ``l1_distance``.
+    ``i64`` vector (in vocabulary order).
+
+    ``output_metric`` chooses the distance the stability map bounds, as OpenDP's
+    ``make_count_by_categories`` does: ``dp.l1_distance(T=dp.i64)`` (the default; for Laplace,
+    Gaussian), ``dp.linf_distance(T=dp.i64)`` (the largest change of one count; for OpenDP's
+    ``dp.m.then_noisy_top_k``, report-noisy-max) or ``dp.linf_distance(T=dp.i64, monotonic=True)``
+    (the same, where one unit moves every count the same way: half the noisy top-k's ε). See
+    *Top-k* below.
     """
     domain = graph_domain_descriptor(input_domain)
     c = positive_integer("max_labels_per_edge", max_labels_per_edge)
@@ -223,19 +306,56 @@ def make_label_counts(
     allowed = _metric_vocabulary(input_metric)
     if allowed is not None:
         _check_within(vocab, allowed, "label_counts")
-    space = int_vector_space(len(vocab))
+    norm = _count_vector_norm(output_metric)
+    size = len(vocab)
+    out_domain = dp.vector_domain(dp.atom_domain(T=dp.i64), size=size)
+    contribution = _contribution(c, domain, len(vocab), input_metric)
+    applied = _applied_cap(contribution)
+    if norm == "l1":
+        query, params, adapt = "label_counts", {"c": contribution}, None
+    elif norm == "linf":
+        # the vector is the count map on the vocabulary, absent keys 0: its L∞ is the map's ℓ∞
+        query, params, adapt = "label_count_map", {"c": contribution}, _linf_of_map
+    else:
+        query, params, adapt = "label_counts_monotonic", {"c": contribution}, None
     return make_graph_transformation(
         input_domain,
         input_metric,
-        query="label_counts",
-        output_domain=space[0],
-        output_metric=space[1],
-        function=lambda g: label_counts(g, c, vocab),
-        params={"c": _contribution(c, domain, len(vocab))},
+        query=query,
+        output_domain=out_domain,
+        output_metric=_NORMS[norm](),
+        function=lambda g: label_counts(g, applied, vocab),
+        params=params,
+        adapt=adapt,
     )
 
 
-make_label_counts.__doc__ += _LABEL_GUARANTEE + """
+_TOP_K = """
+    **Top-k** (``output_metric=dp.linf_distance(...)``). The vector over ``V`` is the count map
+    of :func:`make_label_count_map` with the same ``c`` and vocabulary, each absent key read as
+    ``0``; so its L∞ distance is the map's ℓ∞ distance, and the L∞ map is the ℓ∞ component of
+    the map's rule under every input metric (above, and those of Blowfish and Pufferfish):
+    ``d`` edges at edge level, ``d·D`` at node level, ``d`` under the edge-label metric, ``max(W,
+    1)·d`` under a Pufferfish model whose cap cannot bind. Chain it into OpenDP's report-noisy-max,
+    ``>> dp.m.then_noisy_top_k(dp.max_divergence(), k=k, scale=s)``, whose map (OpenDP's proof) is ``2k·d_out/s``.
+
+    ``monotonic=True`` states more: every count moves *the same way*, so OpenDP's noisy top-k
+    charges ``k·d_out/s``, half. It holds for one unit of input distance only, and only where a
+    unit cannot move two counts in opposite directions: one edge added or removed (edge distance,
+    group distance with ``k = 1``: the edge's counted properties all gain or all lose one), and one
+    coupled secret flip of a Pufferfish model whose cap cannot bind (only the flipped property's
+    count moves). A label change, a rewired node, a group of edges, a Blowfish step or a flip
+    that displaces a property can move counts both ways: those metrics refuse it at construction.
+    The map is ``0`` at ``d_in = 0``, the bound at ``d_in = 1``, and an error beyond (two units
+    can move counts in opposite directions: OpenDP's monotonic distance is then infinite).
+
+    When one unit moves one count only (Pufferfish, cap not binding: ℓ1 = ℓ∞ = ``max(W, 1)``),
+    Laplace noise on the whole L1 vector and the top ``k`` of the noisy counts (post-processing)
+    costs ``ε`` for every ``k``, against ``k·ε`` for noisy top-k at the same scale: prefer it there.
+"""
+
+
+make_label_counts.__doc__ += _LABEL_GUARANTEE + _TOP_K + """
     :example:
 
     >>> import opendp.prelude as dp, opendp_graph as dpg
@@ -244,6 +364,12 @@ make_label_counts.__doc__ += _LABEL_GUARANTEE + """
     >>> t = dpg.make_label_counts(dpg.graph_domain(labeled=True), dpg.edge_distance(), 1, ["hi", "lunch"])
     >>> t(g), t.map(1)
     ([2, 0], 1)
+    >>> top = dpg.make_label_counts(dpg.graph_domain(labeled=True), dpg.edge_distance(), 2, ["hi", "lunch"],
+    ...                             output_metric=dp.linf_distance(T=dp.i64, monotonic=True))
+    >>> top.map(1)  # one edge moves each count by at most one, all the same way
+    1
+    >>> (top >> dp.m.then_noisy_top_k(dp.max_divergence(), k=1, scale=1.0)).map(1)  # OpenDP's report-noisy-max: ε = k·1/scale
+    1.0
 """
 
 
@@ -275,14 +401,16 @@ def make_label_count_map(
         else:
             _check_within(vocab, allowed, "label_count_map")
     space = int_count_map_space()
+    contribution = _contribution(c, domain, None if vocab is None else len(vocab), input_metric)
+    applied = _applied_cap(contribution)
     return make_graph_transformation(
         input_domain,
         input_metric,
         query="label_count_map",
         output_domain=space[0],
         output_metric=space[1],
-        function=lambda g: label_count_map(g, c, vocab),
-        params={"c": _contribution(c, domain, None if vocab is None else len(vocab))},
+        function=lambda g: label_count_map(g, applied, vocab),
+        params={"c": contribution},
     )
 
 
@@ -314,6 +442,17 @@ def _map_edge(domain, metric, c):
         return (LabelContribution.of(c).keys(per_edge * d), per_edge * d, d if per_edge else 0)
 
     return stability
+
+
+@stability_rule("label_counts_monotonic", EdgeDistance, GroupDistance)
+def _counts_edge_monotonic(domain, metric, c):
+    """One edge added or removed: its counted properties all gain or all lose one (``_TOP_K``)."""
+    if isinstance(metric, GroupDistance) and metric.k != 1:
+        raise ValueError(
+            f"a monotonic L∞ bound needs one edge per unit; {metric!r} changes up to {metric.k} edges per unit, "
+            "which can move counts in opposite directions: use dp.linf_distance(T=dp.i64)"
+        )
+    return monotonic_single_unit(1 if LabelContribution.of(c).effective else 0)
 
 
 @stability_rule("label_counts", EdgeLabelDistance)
