@@ -1,0 +1,549 @@
+"""Accuracy beside every release: how far a noisy answer may be from the true one.
+
+:func:`accuracy` reads the noise of an OpenDP measurement from OpenDP's own record of how it
+was built (``measurement.__opendp_dict__``, what ``dp.serialize`` reads) and turns its scale into
+a half-width with OpenDP's own accuracy utilities (``dp.laplacian_scale_to_accuracy``,
+``dp.discrete_laplacian_scale_to_accuracy``, ``dp.gaussian_scale_to_accuracy``,
+``dp.discrete_gaussian_scale_to_accuracy``); :func:`summarize` does it for several releases at
+once and returns a small Polars table, like OpenDP's Polars ``summarize(alpha=...)``.
+
+**What the half-width means.** Each released entry (a bin of a histogram, a count, a key of a
+count map) is within ``± half_width`` of the value that was fed to the noise with probability
+at least ``1 − alpha``, **per entry**: over ``n`` entries about ``alpha · n`` are expected
+outside, not none. For all ``n`` at once, ask for ``alpha / n`` (a union bound). The value fed to
+the noise is the exact answer of the stable query *as computed*: a bias introduced before the
+noise (the edges a degree projection drops, a contribution bound) is not included, as in
+OpenDP's own accuracy utilities. Nothing is released or spent to compute any of this: it reads
+public parameters only.
+
+Supported releases: OpenDP's ``make_laplace`` (continuous Laplace on float data, discrete
+Laplace on integer data), ``make_geometric`` (discrete Laplace), ``make_gaussian`` (continuous
+or discrete Gaussian) on a scalar or a vector, and ``make_laplace_threshold`` on a count map
+(also through :func:`~opendp_graph.make_laplace_threshold`), at the end of a chain
+(``make_chain_mt``), behind a conversion of the privacy measure (``make_approximate``,
+``make_pureDP_to_zCDP``, ``make_zCDP_to_approxDP``, ``make_fix_delta``,
+``make_fixed_approxDP_to_approxDP``: they change the accounting, not the release) or wrapped by
+:func:`~opendp_graph.pufferfish.make_pufferfish_approximate`. Anything else (noisy top-k,
+compositions, a post-processed release, a user measurement whose function is Python code) is
+refused with a ``TypeError``: its error is not one noise scale.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import Any
+
+import opendp.prelude as dp
+
+__all__ = ["Accuracy", "accuracy", "summarize"]
+
+_NOISES = ("laplace", "discrete_laplace", "gaussian", "discrete_gaussian")
+_INTEGER_TYPES = {"i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize"}
+_FLOAT_TYPES = {"f32", "f64"}
+# combinators that change how the privacy loss is stated, never what is released
+_MEASURE_CONVERSIONS = {
+    "make_approximate",
+    "make_pureDP_to_zCDP",
+    "make_zCDP_to_approxDP",
+    "make_fix_delta",
+    "make_fixed_approxDP_to_approxDP",
+}
+_NOISE_CONSTRUCTORS = {"make_laplace", "make_geometric", "make_gaussian", "make_laplace_threshold"}
+_COMPOSITIONS = {
+    "make_composition",
+    "make_basic_composition",
+    "make_adaptive_composition",
+    "make_sequential_composition",
+    "make_fully_adaptive_composition",
+    "make_privacy_filter",
+}
+_SUPPORTED = (
+    "supported: OpenDP's make_laplace, make_geometric and make_gaussian on a scalar or a vector, and "
+    "make_laplace_threshold on a count map (also dpg.make_laplace_threshold), alone, at the end of a chain "
+    "(make_chain_mt), behind a privacy-measure conversion (make_approximate, make_pureDP_to_zCDP, "
+    "make_zCDP_to_approxDP, make_fix_delta) or wrapped by dpg.pufferfish.make_pufferfish_approximate"
+)
+
+
+def _check_alpha(alpha: Any) -> float:
+    if isinstance(alpha, bool) or not isinstance(alpha, Real):
+        raise TypeError(f"alpha must be a real number in (0, 1), got {type(alpha).__name__} {alpha!r}")
+    value = float(alpha)
+    if not 0.0 < value < 1.0:  # also refuses NaN
+        raise ValueError(f"alpha must be in (0, 1) (0.05 for 95 % confidence), got {alpha!r}")
+    return value
+
+
+def _check_real(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
+    if math.isnan(value):
+        raise ValueError(f"{name} must not be NaN")
+    return value
+
+
+# ----------------------------------------------------------------------------- the noise laws
+def _discrete_laplace_at_least(m: int, scale: float) -> float:
+    """``Pr[Z ≥ m]`` for an integer ``m`` and OpenDP's discrete Laplace, ``Pr[Z = z] ∝ exp(−|z|/scale)``:
+    ``q^m / (1 + q)`` for ``m ≥ 1`` (``q = e^{−1/scale}``), ``1 − Pr[Z ≥ 1 − m]`` otherwise (symmetry)."""
+    if scale == 0:
+        return 1.0 if m <= 0 else 0.0
+    q = math.exp(-1.0 / scale)
+    if m >= 1:
+        return math.exp(-m / scale) / (1.0 + q)
+    return 1.0 - math.exp(-(1 - m) / scale) / (1.0 + q)
+
+
+def _laplace_at_least(d: float, scale: float) -> float:
+    """``Pr[Z ≥ d]`` for a continuous Laplace of scale ``scale`` (density ``e^{−|z|/scale} / 2·scale``)."""
+    if scale == 0:
+        return 1.0 if d <= 0 else 0.0
+    if d <= 0:
+        return 1.0 - 0.5 * math.exp(d / scale)
+    return 0.5 * math.exp(-d / scale)
+
+
+# ----------------------------------------------------------------------------- the result
+@dataclass(frozen=True)
+class Accuracy:
+    """The accuracy of one release: its noise, and how far each released entry may be from the
+    value fed to the noise. Returned by :func:`accuracy`; one row of :func:`summarize`.
+
+    **Guarantee (per entry).** For each released entry ``y`` of true value ``x`` (the exact
+    answer of the query before the noise), ``Pr[|y − x| ≤ half_width] ≥ 1 − alpha``. It holds
+    for each entry separately, **not simultaneously**: of ``n`` entries about ``alpha · n`` are
+    expected outside their interval; use ``alpha / n`` for all ``n`` at once (union bound).
+
+    For a thresholded release (``threshold`` is not ``None``) the half-width bounds the noise of
+    each key before the threshold is applied. A key is released only when its noisy count is at
+    least ``threshold``, which favours keys whose noise was positive: **released values are
+    biased upward near the threshold** (selection), and for a released key the interval misses
+    with probability at most ``alpha / release_probability(x)`` (``Pr[A | R] ≤ Pr[A] / Pr[R]``),
+    close to ``alpha`` only for keys well above the threshold (see
+    :meth:`count_for_release_probability`).
+
+    :example:
+
+    >>> import networkx as nx, opendp.prelude as dp, opendp_graph as dpg
+    >>> dp.enable_features("contrib", "honest-but-curious")
+    >>> g = dpg.Graph.from_networkx(nx.karate_club_graph())
+    >>> space = dpg.graph_domain(), dpg.edge_distance()
+    >>> count = space >> dpg.then_edge_count() >> dp.m.then_laplace(scale=1.0)
+    >>> acc = dpg.accuracy(count)
+    >>> acc.noise, acc.scale, acc.alpha, acc.half_width, round(acc.opendp_accuracy, 2), acc.threshold
+    ('discrete_laplace', 1.0, 0.05, 3, 3.38, None)
+    >>> print(acc)
+    discrete_laplace noise of scale 1.0: each entry within ±3 of its true value with probability ≥ 95 % (per entry)
+    >>> low, high = acc.interval(count(g))   # the true count, 78, is inside in 95 % of releases
+    >>> high - low
+    6
+    """
+
+    noise: str
+    """The noise OpenDP adds: ``"laplace"`` (continuous, float data), ``"discrete_laplace"``
+    (integer data, ``Pr[Z = z] ∝ exp(−|z| / scale)``), ``"gaussian"`` (continuous, float data)
+    or ``"discrete_gaussian"`` (integer data, ``Pr[Z = z] ∝ exp(−z² / 2·scale²)``)."""
+    scale: float
+    """The noise scale, as passed to OpenDP (Laplace: ``b``, standard deviation ``b·√2``;
+    Gaussian: ``σ``)."""
+    alpha: float
+    """The significance level: each entry is outside its interval with probability at most
+    ``alpha`` (``0.05`` for 95 % confidence)."""
+    half_width: float
+    """Each released entry is within ``± half_width`` of its true value with probability at
+    least ``1 − alpha``, per entry (not simultaneously). For integer noise it is an ``int``
+    below :attr:`opendp_accuracy` ``a``, which OpenDP defines by ``Pr[|Z| ≥ a] ≤ alpha`` (an
+    integer error below ``a`` is at most ``⌈a⌉ − 1``): ``⌊a⌋`` for the discrete Laplace
+    (OpenDP's advice: "you can take the floor without affecting the coverage probability"),
+    ``a − 1`` for the discrete Gaussian (whose ``a`` is an integer). It is the tightest integer
+    that covers (the tests check both properties against the exact laws). For continuous
+    noise it is OpenDP's number itself (``Pr[|Z| > half_width] = alpha``, up to the float
+    rounding of OpenDP's sampler)."""
+    opendp_accuracy: float
+    """OpenDP's own number, kept for reference: ``dp.laplacian_scale_to_accuracy``,
+    ``dp.discrete_laplacian_scale_to_accuracy``, ``dp.gaussian_scale_to_accuracy`` or
+    ``dp.discrete_gaussian_scale_to_accuracy`` of ``(scale, alpha)``, what OpenDP's Polars
+    ``summarize`` shows (``3.38`` for a discrete Laplace of scale 1 at ``alpha = 0.05``, where
+    the half-width is ``3``; ``3`` for a discrete Gaussian of scale 1, where it is ``2``)."""
+    mechanism: str
+    """The OpenDP constructor that adds the noise, as recorded by OpenDP: ``"make_laplace"``,
+    ``"make_geometric"``, ``"make_gaussian"`` or ``"make_laplace_threshold"``."""
+    threshold: float | None = None
+    """``None`` unless the release is thresholded; then the threshold: a key is released when its
+    noisy count is at least this."""
+
+    def __post_init__(self) -> None:
+        if self.noise not in _NOISES:
+            raise ValueError(f"noise must be one of {_NOISES}, got {self.noise!r}")
+        _check_alpha(self.alpha)
+        if not (self.scale >= 0 and self.half_width >= 0):
+            raise ValueError(f"scale and half_width must be non-negative, got {self.scale!r} and {self.half_width!r}")
+
+    @property
+    def _discrete(self) -> bool:
+        return self.noise.startswith("discrete_")
+
+    def __str__(self) -> str:
+        text = (
+            f"{self.noise} noise of scale {self.scale}: each entry within ±{self.half_width} of its true value "
+            f"with probability ≥ {100 * (1 - self.alpha):g} % (per entry)"
+        )
+        if self.threshold is not None:
+            text += f"; keys released when their noisy count is ≥ {self.threshold}"
+        return text
+
+    def interval(self, released: Any) -> Any:
+        """``(low, high) = (y − half_width, y + half_width)`` for a released value ``y``; a list
+        of them for a list, tuple or array, a dict for a dict (a count map). Each interval holds
+        its entry's true value with probability at least ``1 − alpha`` (per entry; for a
+        thresholded release see the class notes: released keys near the threshold are biased
+        upward). Integer releases get integer bounds.
+
+        :param released: what the measurement returned: a number, a sequence or a mapping of numbers.
+        :raises TypeError: for anything else (a string, a bool, ``None``).
+
+        :example:
+
+        >>> import opendp.prelude as dp, opendp_graph as dpg
+        >>> space = dpg.graph_domain(), dpg.edge_distance()
+        >>> hist = space >> dpg.then_degree_histogram(max_degree=20) >> dp.m.then_laplace(scale=4.0)
+        >>> acc = dpg.accuracy(hist)
+        >>> acc.half_width
+        12
+        >>> acc.interval(7), acc.interval([0, 11]), acc.interval({"a": 30})
+        ((-5, 19), [(-12, 12), (-1, 23)], {'a': (18, 42)})
+        """
+        if isinstance(released, Mapping):
+            return {key: self._one_interval(value) for key, value in released.items()}
+        if isinstance(released, (str, bytes)) or released is None:
+            raise TypeError(f"released must be a number, a sequence or a mapping of numbers, got {released!r}")
+        if isinstance(released, Real) and not isinstance(released, bool):
+            return self._one_interval(released)
+        try:
+            items = list(released)
+        except TypeError:
+            raise TypeError(
+                f"released must be a number, a sequence or a mapping of numbers, got {type(released).__name__}"
+            ) from None
+        return [self._one_interval(value) for value in items]
+
+    def _one_interval(self, value: Any) -> tuple:
+        if isinstance(value, bool) or not isinstance(value, Real):
+            raise TypeError(f"a released value must be a number, got {type(value).__name__} {value!r}")
+        return value - self.half_width, value + self.half_width
+
+    def _require_threshold(self, method: str) -> float:
+        if self.threshold is None:
+            raise ValueError(f"{method} is for thresholded releases (make_laplace_threshold); this release has no threshold")
+        return self.threshold
+
+    def release_probability(self, true_count: float) -> float:
+        """The exact probability that a key of true count ``true_count`` is released: that its
+        noisy count is **at least** the threshold, as OpenDP's ``make_laplace_threshold`` keeps
+        keys (see :func:`~opendp_graph.make_laplace_threshold`).
+
+        On integer counts the noise is OpenDP's discrete Laplace, ``Pr[Z = z] ∝ exp(−|z| /
+        scale)`` (the law and the ``≥`` rule are checked by simulation against OpenDP 0.16 in
+        ``tests/test_accuracy.py``): ``Pr[x + Z ≥ T] = Pr[Z ≥ m]`` with ``m = ⌈T − x⌉``, which is
+        ``q^m / (1 + q)`` for ``m ≥ 1`` and ``1 − q^{1−m} / (1 + q)`` otherwise (``q =
+        e^{−1/scale}``). On float counts the noise is a continuous Laplace:
+        ``½·e^{−(T−x)/scale}`` below the threshold, ``1 − ½·e^{−(x−T)/scale}`` at or above it.
+        A key absent from the true map is never released.
+
+        :param true_count: a key's true count (a real number).
+        :raises ValueError: if the release is not thresholded, or ``true_count`` is NaN.
+
+        :example:
+
+        >>> import opendp.prelude as dp, opendp_graph as dpg
+        >>> space = dpg.graph_domain(labeled=True), dpg.edge_distance()
+        >>> union = space >> dpg.then_label_count_map(1) >> dpg.then_laplace_threshold(scale=1.0, threshold=10)
+        >>> acc = dpg.accuracy(union)
+        >>> round(acc.release_probability(10), 4)  # at the threshold: Pr[Z ≥ 0] = 1 / (1 + e^{−1})
+        0.7311
+        >>> round(acc.release_probability(9), 4), round(acc.release_probability(13), 4)
+        (0.2689, 0.9866)
+        """
+        threshold = self._require_threshold("release_probability")
+        x = _check_real("true_count", true_count)
+        if self._discrete:
+            return _discrete_laplace_at_least(math.ceil(threshold - x), self.scale)
+        return _laplace_at_least(threshold - x, self.scale)
+
+    def count_for_release_probability(self, p: float) -> float:
+        """The smallest true count that is released with probability at least ``p``: an integer
+        for integer counts (``release_probability`` is increasing in the count).
+
+        :param p: a probability in ``(0, 1)``.
+        :raises ValueError: if the release is not thresholded, or ``p`` is not in ``(0, 1)``.
+
+        :example:
+
+        >>> import opendp.prelude as dp, opendp_graph as dpg
+        >>> space = dpg.graph_domain(labeled=True), dpg.edge_distance()
+        >>> union = space >> dpg.then_label_count_map(1) >> dpg.then_laplace_threshold(scale=1.0, threshold=10)
+        >>> acc = dpg.accuracy(union)
+        >>> acc.count_for_release_probability(0.5), acc.count_for_release_probability(0.95)
+        (10, 12)
+        >>> round(acc.release_probability(11), 3), round(acc.release_probability(12), 3)
+        (0.901, 0.964)
+        """
+        threshold = self._require_threshold("count_for_release_probability")
+        if isinstance(p, bool) or not isinstance(p, Real):
+            raise TypeError(f"p must be a probability in (0, 1), got {type(p).__name__} {p!r}")
+        if not 0.0 < p < 1.0:
+            raise ValueError(f"p must be in (0, 1), got {p!r}")
+        s = self.scale
+        if not self._discrete:
+            if s == 0:
+                return threshold
+            return threshold + s * math.log(2 * p) if p <= 0.5 else threshold - s * math.log(2 * (1 - p))
+        if s == 0:
+            x = math.ceil(threshold)
+        else:
+            # closed-form start (from the tail formulas above), then an exact adjustment
+            q = math.exp(-1.0 / s)
+            m = math.floor(-s * math.log(p * (1 + q)))  # largest m ≥ 1 with q^m / (1 + q) ≥ p, if any
+            if m < 1:
+                m = math.floor(1 + s * math.log((1 - p) * (1 + q)))
+            x = math.ceil(threshold) - m
+        while self.release_probability(x) < p:
+            x += 1
+        while self.release_probability(x - 1) >= p:
+            x -= 1
+        return int(x)
+
+
+# ----------------------------------------------------------------------------- finding the noise
+def _innermost_type(carrier: Any) -> str:
+    """The element type of a domain's carrier: ``i64`` for ``i64``, ``Vec<i64>`` and ``HashMap<String, i64>``."""
+    args = getattr(carrier, "args", None)
+    while args:
+        carrier = args[-1]
+        args = getattr(carrier, "args", None)
+    return str(carrier)
+
+
+def _noise_record(measurement: Any) -> tuple[str, dict, list[str]]:
+    """The constructor name and kwargs of the measurement that adds the noise, and the path to it."""
+    if not isinstance(measurement, dp.Measurement):
+        raise TypeError(f"expected an OpenDP Measurement, got {type(measurement).__name__}; {_SUPPORTED}")
+    path: list[str] = []
+    node = measurement
+    for _ in range(1000):  # a chain is finite; this only guards against a cycle of references
+        inner = getattr(node, "_opendp_graph_inner", None)
+        if inner is not None:  # dpg.pufferfish.make_pufferfish_approximate: the release is inner's
+            path.append("make_pufferfish_approximate")
+            node = inner
+            continue
+        record = getattr(node, "__opendp_dict__", None)
+        if not isinstance(record, Mapping) or "__function__" not in record:
+            raise TypeError(f"this measurement carries no OpenDP constructor record (__opendp_dict__); {_SUPPORTED}")
+        name, kwargs = record["__function__"], record.get("__kwargs__", {})
+        path.append(name)
+        if name == "make_chain_mt":
+            node = kwargs["measurement1"]
+        elif name in _MEASURE_CONVERSIONS:
+            node = kwargs["measurement"]
+        elif name == "make_user_measurement" and isinstance(kwargs.get("function"), dp.Measurement):
+            node = kwargs["function"]  # e.g. dpg.make_laplace_threshold: it releases this measurement
+        elif name in _NOISE_CONSTRUCTORS:
+            return name, kwargs, path
+        else:
+            where = " → ".join(path)
+            if name in _COMPOSITIONS:
+                why = "a composition releases several answers, each with its own noise: summarize its parts"
+            elif name == "make_user_measurement":
+                why = "a user measurement whose function is Python code: its noise is unknown to OpenDP"
+            elif name == "make_chain_pm":
+                why = "a post-processed release: the post-processing may change the error"
+            else:
+                why = f"{name} is not a noise mechanism with a single scale"
+            raise TypeError(f"cannot state the accuracy of this release ({where}): {why}; {_SUPPORTED}")
+    raise TypeError("the measurement's chain of constructors does not end")  # pragma: no cover
+
+
+def accuracy(measurement: dp.Measurement, alpha: float = 0.05) -> Accuracy:
+    """The accuracy of ``measurement``'s releases at significance level ``alpha``: each released
+    entry is within ``± half_width`` of its true value with probability at least ``1 − alpha``
+    (per entry, not simultaneously; see :class:`Accuracy`).
+
+    The noise is found in OpenDP's record of how the measurement was built
+    (``measurement.__opendp_dict__``, as ``dp.serialize`` reads it): through ``make_chain_mt``
+    (its ``measurement1``), measure conversions, ``make_user_measurement`` whose ``function``
+    is an OpenDP measurement (``dpg.make_laplace_threshold``) and
+    ``dpg.pufferfish.make_pufferfish_approximate``, to ``make_laplace`` / ``make_geometric`` /
+    ``make_gaussian`` (``scale``) or ``make_laplace_threshold`` (``scale``, ``threshold``).
+    The element type of the noise's ``input_domain`` tells the law: integer → discrete Laplace
+    or Gaussian, float → continuous.
+
+    **Proof of the guarantee**, with ``Z`` the noise of one entry and ``a`` OpenDP's accuracy:
+
+    * continuous Laplace: ``a = scale · ln(1/alpha)`` and ``Pr[|Z| > a] = alpha``;
+      continuous Gaussian: ``a = scale·√2·erf⁻¹(1 − alpha)`` and ``Pr[|Z| > a] = alpha``.
+      ``half_width = a``. (OpenDP samples floats exactly on a lattice of ``2^−1074``; the
+      half-width is exact up to that and the float rounding of the output.)
+    * discrete Laplace: OpenDP documents ``alpha = Pr[|Z| ≥ a]`` (its formula is that tail at a
+      real ``a``), so ``Pr[|Z| ≥ ⌈a⌉] ≤ alpha``; ``half_width = ⌊a⌋`` ("you can take the floor
+      without affecting the coverage probability"): ``Pr[|Z| > ⌊a⌋] = Pr[|Z| ≥ ⌊a⌋ + 1] ≤
+      Pr[|Z| ≥ a] ≤ alpha``.
+    * discrete Gaussian: OpenDP's ``a`` is ``i + 1`` for the least ``i`` with ``Pr[|Z| ≤ i] ≥
+      1 − alpha`` (it adds up the mass of ``−i..i``); ``half_width = a − 1 = i``.
+    * integer releases saturate at their type's bounds, which only moves a value towards the
+      true one's range.
+
+    The tests check every case against the exact law and by simulation of OpenDP's own
+    measurements.
+
+    :param measurement: an OpenDP measurement (see the module notes for what is supported).
+    :param alpha: significance level in ``(0, 1)``: ``0.05`` for 95 % confidence.
+    :raises TypeError: for an unsupported measurement (saying what is supported), a float
+        measurement built with an explicit ``k`` (its noise lives on a coarser lattice: build
+        it with ``k=None``), or an ``alpha`` that is not a real number.
+    :raises ValueError: for ``alpha`` outside ``(0, 1)`` or NaN.
+
+    :example:
+
+    The degree histogram of the karate club moves by 4 per edge, so ε = 1 needs scale 4:
+
+    >>> import networkx as nx, opendp.prelude as dp, opendp_graph as dpg
+    >>> dp.enable_features("contrib", "honest-but-curious")
+    >>> space = dpg.graph_domain(), dpg.edge_distance()
+    >>> hist = space >> dpg.then_degree_histogram(max_degree=20) >> dp.m.then_laplace(scale=4.0)
+    >>> acc = dpg.accuracy(hist, alpha=0.05)
+    >>> acc.noise, acc.scale, acc.half_width, round(acc.opendp_accuracy, 2)
+    ('discrete_laplace', 4.0, 12, 12.45)
+    >>> dpg.accuracy(hist, alpha=0.05 / 21).half_width  # all 21 bins at once (union bound)
+    24
+    >>> dpg.accuracy(space >> dpg.then_edge_count() >> dp.m.then_gaussian(scale=2.0)).half_width
+    4
+    >>> floats = dp.m.make_laplace(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=1.0)
+    >>> acc = dpg.accuracy(floats, alpha=0.05)
+    >>> acc.noise, round(acc.half_width, 4)  # ln(1 / 0.05)
+    ('laplace', 2.9957)
+    """
+    alpha = _check_alpha(alpha)
+    name, kwargs, path = _noise_record(measurement)
+    input_domain = kwargs.get("input_domain")
+    element = _innermost_type(getattr(input_domain, "carrier_type", None))
+    if element in _INTEGER_TYPES:
+        discrete = True
+    elif element in _FLOAT_TYPES:
+        discrete = False
+    else:
+        raise TypeError(f"{name} on values of type {element}: only integer and float data are supported")
+    k = kwargs.get("k")
+    if k is not None and not discrete:
+        raise TypeError(
+            f"{name} was built with an explicit noise granularity k={k!r} on float data: its noise lives on a "
+            "lattice of 2^k and its error includes rounding to it; build it with k=None (OpenDP's default)"
+        )
+    scale = float(kwargs["scale"])
+    family = "gaussian" if name == "make_gaussian" else "laplace"
+    noise = ("discrete_" if discrete else "") + family
+    threshold = kwargs.get("threshold") if name == "make_laplace_threshold" else None
+
+    if scale == 0:  # no noise: every entry is exact (OpenDP's discrete Laplace formula is NaN there)
+        opendp_accuracy, half_width = 0.0, (0 if discrete else 0.0)
+    elif noise == "laplace":
+        opendp_accuracy = float(dp.laplacian_scale_to_accuracy(scale, alpha))
+        half_width = opendp_accuracy
+    elif noise == "gaussian":
+        opendp_accuracy = float(dp.gaussian_scale_to_accuracy(scale, alpha))
+        half_width = opendp_accuracy
+    elif noise == "discrete_laplace":
+        opendp_accuracy = float(dp.discrete_laplacian_scale_to_accuracy(scale, alpha))
+        half_width = math.floor(opendp_accuracy)
+    else:
+        opendp_accuracy = float(dp.discrete_gaussian_scale_to_accuracy(scale, alpha))
+        half_width = math.ceil(opendp_accuracy) - 1
+    return Accuracy(
+        noise=noise,
+        scale=scale,
+        alpha=alpha,
+        half_width=half_width,
+        opendp_accuracy=opendp_accuracy,
+        mechanism=name,
+        threshold=threshold,
+    )
+
+
+def _as_measurement(name: str, item: Any) -> dp.Measurement:
+    from opendp.context import Query
+
+    if isinstance(item, Query):
+        try:
+            return item.resolve()  # builds the measurement (and searches its scale); releases nothing
+        except ValueError as error:  # e.g. "Query is not yet a measurement or odometer."
+            raise ValueError(f"release {name!r}: {error}") from error
+    if type(item).__name__ == "LazyFrameQuery":
+        raise TypeError(f"release {name!r} is an OpenDP Polars query: use its own .summarize(alpha=...)")
+    if not isinstance(item, dp.Measurement):
+        raise TypeError(
+            f"release {name!r} must be an OpenDP Measurement or a dp.Context query (ctx.query()...), "
+            f"got {type(item).__name__}"
+        )
+    return item
+
+
+def summarize(releases: Any, alpha: float = 0.05):
+    """A small Polars table of the accuracy of one or several releases, one row each, like
+    OpenDP's Polars ``summarize(alpha=...)``.
+
+    Columns: ``release`` (the name: a dict's key, else the position ``"0"``, ``"1"``, …),
+    ``noise``, ``scale``, ``accuracy`` (the half-width of :func:`accuracy`: each entry within
+    ``± accuracy`` with probability at least ``1 − alpha``, per entry) and ``threshold`` (null
+    unless thresholded; a key is released when its noisy count is at least this).
+
+    A ``dp.Context`` query (``ctx.query().edge_count().laplace()``, an OpenDP ``Query``) is
+    resolved to its measurement with ``query.resolve()``, which fixes a missing scale as
+    ``query.param()`` does: nothing is released and no budget is spent (the Context charges
+    ``query.release()`` only).
+
+    :param releases: a measurement or a Context query, a list or tuple of them, or a dict name → one.
+    :param alpha: significance level in ``(0, 1)``.
+    :raises TypeError: for what :func:`accuracy` refuses, or an item that is neither a
+        measurement nor a Context query.
+
+    :example:
+
+    >>> import networkx as nx, opendp.prelude as dp, opendp_graph as dpg
+    >>> dp.enable_features("contrib", "honest-but-curious")
+    >>> g = dpg.Graph.from_networkx(nx.karate_club_graph())
+    >>> ctx = dpg.context(g, (dpg.edge_distance(), 1), dp.loss_of(epsilon=1.0), split_evenly_over=2)
+    >>> edges = ctx.query().edge_count().laplace()
+    >>> degrees = ctx.query().degree_histogram(max_degree=20).laplace()
+    >>> table = dpg.summarize({"edges": edges, "degrees": degrees}, alpha=0.05)
+    >>> table.columns
+    ['release', 'noise', 'scale', 'accuracy', 'threshold']
+    >>> table.rows()
+    [('edges', 'discrete_laplace', 2.0, 6.0, None), ('degrees', 'discrete_laplace', 8.0, 24.0, None)]
+    >>> ctx.remaining_privacy_loss()  # summarizing spent nothing: both shares are left
+    [0.5, 0.5]
+    """
+    import polars as pl
+
+    alpha = _check_alpha(alpha)
+    if isinstance(releases, Mapping):
+        items = [(str(name), item) for name, item in releases.items()]
+    elif isinstance(releases, (list, tuple)):
+        items = [(str(i), item) for i, item in enumerate(releases)]
+    else:
+        items = [("0", releases)]
+    rows = []
+    for name, item in items:
+        acc = accuracy(_as_measurement(name, item), alpha)
+        rows.append(
+            {
+                "release": name,
+                "noise": acc.noise,
+                "scale": acc.scale,
+                "accuracy": float(acc.half_width),
+                "threshold": None if acc.threshold is None else float(acc.threshold),
+            }
+        )
+    schema = {"release": pl.String, "noise": pl.String, "scale": pl.Float64, "accuracy": pl.Float64, "threshold": pl.Float64}
+    return pl.DataFrame(rows, schema=schema)
