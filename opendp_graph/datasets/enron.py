@@ -30,6 +30,7 @@ No stop-word removal and no stemming (the paper does not report any).
 from __future__ import annotations
 
 import re
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -145,7 +146,28 @@ def load_enron_messages(path: str | Path | None = None):
     )
 
 
-def load_enron(path: str | Path | None = None):
+def _within(frame, start, end):
+    """Messages sent in ``[start, end)`` (either bound may be ``None``)."""
+    import polars as pl
+
+    for name, bound in (("start", start), ("end", end)):
+        if bound is None:
+            continue
+        if isinstance(bound, str):
+            try:
+                bound = datetime.fromisoformat(bound)
+            except ValueError:
+                raise ValueError(f"{name} must be an ISO date or datetime, got {bound!r}") from None
+        if not isinstance(bound, datetime):
+            raise TypeError(f"{name} must be a datetime or an ISO date string, got {type(bound).__name__}")
+        if bound.tzinfo is None:
+            bound = bound.replace(tzinfo=timezone.utc)
+        literal = pl.lit(bound).dt.convert_time_zone("UTC").dt.cast_time_unit("us")
+        frame = frame.filter(pl.col("time") >= literal if name == "start" else pl.col("time") < literal)
+    return frame
+
+
+def load_enron(path: str | Path | None = None, *, start=None, end=None, bigrams: bool = True):
     """The Enron graph of paper 001 §5: employees, who wrote to whom, and the subjects' n-grams.
 
     One node per employee (``node_ids`` = the public employee ids ``1..156``, in that order, so
@@ -157,6 +179,12 @@ def load_enron(path: str | Path | None = None):
 
     :param path: the ``enron-perry-wolfe`` folder; ``None`` (default) resolves it
         (:func:`~opendp_graph.datasets.data_path`).
+    :param start: keep only messages sent at or after this time (a ``datetime`` or an ISO date
+        string, UTC), e.g. to treat an earlier period as a public snapshot and release the later
+        one (``load_enron(end="2001-01-01")`` and ``load_enron(start="2001-01-01")``). Every
+        employee stays a node.
+    :param end: keep only messages sent before this time.
+    :param bigrams: ``False`` labels edges with the subjects' words (unigrams) only.
     :returns: a labelled :class:`~opendp_graph.Graph`.
 
     :example:
@@ -174,6 +202,7 @@ def load_enron(path: str | Path | None = None):
     employees = load_enron_employees(folder)
     ids = employees["id"].to_numpy()
     frame = load_enron_messages(folder)
+    frame = _within(frame, start, end)
     sender = frame["sender"].to_numpy()
     recipient = frame["recipient"].to_numpy()
     index = {int(e): i for i, e in enumerate(ids.tolist())}
@@ -195,7 +224,7 @@ def load_enron(path: str | Path | None = None):
     vocabulary: dict[str, int] = {}
     rows, cols = [], []
     for s, r in distinct.items():
-        for gram in subject_ngrams(s):
+        for gram in subject_ngrams(s) if bigrams else set(tokenize_subject(s)):
             rows.append(r)
             cols.append(vocabulary.setdefault(gram, len(vocabulary)))
     by_subject = sp.csr_array(

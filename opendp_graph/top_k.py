@@ -1,0 +1,144 @@
+"""Top-k properties without a public candidate list: a DP candidate set, then noisy top-k on it.
+
+With a public vocabulary, the top ``k`` properties are one OpenDP chain::
+
+    space >> dpg.then_label_counts(c, vocabulary, output_metric=dp.linf_distance(T=dp.i64, monotonic=True))
+          >> dp.m.then_noisy_top_k(dp.max_divergence(), k=k, scale=s)
+
+(see :func:`~opendp_graph.make_label_counts`, *Top-k*). Without one — the properties themselves
+are private, as the words of e-mail subjects are — :func:`make_candidate_top_k` composes two
+releases with OpenDP's adaptive compositor: the thresholded set union (which properties are
+common) and report-noisy-max over the released candidates.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+import opendp.prelude as dp
+
+from ._checks import positive_integer
+from .measurements import then_laplace_threshold
+from .metrics import metric_descriptor
+from .transformations.labels import then_label_count_map, then_label_counts
+
+__all__ = ["make_candidate_top_k"]
+
+_MONOTONIC = dp.linf_distance(T=dp.i64, monotonic=True)
+_LINF = dp.linf_distance(T=dp.i64)
+
+
+def _top_k_counts(input_domain, input_metric, c: int, vocabulary):
+    """Stage 2's counts over ``vocabulary``: under the monotonic L∞ distance where the input
+    metric proves it (half the noisy top-k's ε), else under L∞."""
+    try:
+        return (input_domain, input_metric) >> then_label_counts(c, vocabulary, output_metric=_MONOTONIC)
+    except ValueError:
+        return (input_domain, input_metric) >> then_label_counts(c, vocabulary, output_metric=_LINF)
+
+
+def make_candidate_top_k(
+    input_domain: dp.Domain,
+    input_metric: dp.Metric,
+    d_in,
+    max_labels_per_edge: int,
+    k: int,
+    candidate_scale: float,
+    candidate_threshold: int,
+    top_k_scale: float,
+) -> dp.Measurement:
+    """The ``k`` most frequent edge properties, in decreasing noisy order, with no public list
+    of candidates: a measurement whose output is a list of at most ``k`` property names.
+
+    **The release** (OpenDP's ``dp.c.make_adaptive_composition`` of two OpenDP measurements on
+    the graph, queried in turn by a post-processing function that sees only their outputs):
+
+    1. *candidates*: ``label_count_map(c) >> then_laplace_threshold(candidate_scale,
+       candidate_threshold)``, the DP set union (the properties whose noisy count clears the
+       threshold; :func:`~opendp_graph.make_laplace_threshold`, δ corrected);
+    2. *top k*: ``label_counts(c, candidates, output_metric=L∞) >>
+       dp.m.then_noisy_top_k(k', top_k_scale)`` with ``k' = min(k, #candidates)``, OpenDP's
+       report-noisy-max, on the candidates sorted by name (no private order). Where one unit of
+       ``d_in`` moves every count the same way (edge level; a Pufferfish model), the counts use
+       ``linf_distance(monotonic=True)``, which halves the noisy top-k's ε.
+
+    No candidate: an empty list, and stage 2 is not run (its budget is still counted).
+
+    **Privacy guarantee.** ``(ε₁ + ε₂, δ₁)`` under ``approximate(max_divergence)`` for input
+    distance ``d_in`` (the map is OpenDP's compositor's, defined up to ``d_in``): OpenDP's
+    adaptive composition of ``(ε₁, δ₁)`` (stage 1's map) and ``(ε₂, 0)``. Stage 2's budget
+    ``ε₂ = k·Δ∞/top_k_scale`` (``2k·Δ∞/top_k_scale`` if not monotonic) is fixed before any data
+    is read: it is stage 2's map for a one-property vocabulary, and the L∞ (and monotonic) maps
+    of the label counts do not depend on the vocabulary (one unit moves each count by at most
+    ``Δ∞`` whichever properties are counted: *Top-k* in :func:`~opendp_graph.make_label_counts`),
+    so every stage 2 the candidates can produce fits it (``k' ≤ k`` only lowers it); OpenDP's
+    compositor checks each query against it. Stage 2's vocabulary is a function of stage 1's
+    release only (post-processing), which is what adaptive composition allows. Under a relaxed
+    Pufferfish metric wrap the result in
+    :func:`~opendp_graph.pufferfish.make_pufferfish_approximate`.
+
+    **Accuracy.** A property of true count ``x`` is a candidate with probability
+    ``dpg.accuracy(stage_1).release_probability(x)``; among candidates, report-noisy-max keeps
+    each of the top ``k`` when its count leads the rest by a few ``top_k_scale``. Split ε towards
+    stage 1 when the top counts are near the threshold, towards stage 2 when they are close to
+    each other.
+
+    :param input_domain: a labeled graph domain.
+    :param input_metric: any metric with label rules (edge, group, node, edge-label, Blowfish,
+        Pufferfish).
+    :param d_in: the input distance the budget is stated for (e.g. ``1``).
+    :param max_labels_per_edge: ``c``, properties one edge contributes (both stages; not applied
+        under a Pufferfish metric).
+    :param k: how many properties to release, ``≥ 1``.
+    :param candidate_scale: stage 1's noise scale.
+    :param candidate_threshold: stage 1's threshold (an integer above stage 1's ℓ∞ distance).
+    :param top_k_scale: stage 2's noise scale.
+
+    :example:
+
+    >>> import opendp.prelude as dp, opendp_graph as dpg
+    >>> dp.enable_features("contrib", "honest-but-curious")
+    >>> g = dpg.Graph.from_edges(range(40), range(1, 41), labels=[["gas", "power"]] * 30 + [["lunch"]] * 10)
+    >>> top = dpg.make_candidate_top_k(dpg.graph_domain(labeled=True), dpg.edge_distance(), 1,
+    ...                                max_labels_per_edge=2, k=2, candidate_scale=2.0,
+    ...                                candidate_threshold=20, top_k_scale=4.0)
+    >>> eps, delta = top.map(1)   # stage 1: ℓ1 = 2 at scale 2; stage 2: monotonic, k·1/4
+    >>> round(eps, 6), delta < 1e-3
+    (1.5, True)
+    >>> set(top(g)) <= {"gas", "power", "lunch"}
+    True
+    """
+    dp.assert_features("contrib", "honest-but-curious")
+    c = positive_integer("max_labels_per_edge", max_labels_per_edge)
+    k = positive_integer("k", k)
+    if isinstance(candidate_threshold, bool) or not isinstance(candidate_threshold, Integral):
+        raise TypeError(f"candidate_threshold must be an integer, got {candidate_threshold!r}")
+    candidates = (input_domain, input_metric) >> then_label_count_map(c) >> then_laplace_threshold(
+        scale=candidate_scale, threshold=candidate_threshold
+    )
+    # stage 2's budget, fixed now: its map for a one-property vocabulary (any property the
+    # metric may count), which every vocabulary of candidates shares (docstring)
+    restriction = getattr(metric_descriptor(input_metric), "vocabulary", None)
+    probe = [restriction[0]] if isinstance(restriction, tuple) and restriction else ["_"]
+    reference = _top_k_counts(input_domain, input_metric, c, probe) >> dp.m.then_noisy_top_k(
+        dp.max_divergence(), k=1, scale=top_k_scale
+    )
+    epsilon_1, delta_1 = candidates.map(d_in)
+    epsilon_2 = k * reference.map(d_in)  # noisy top-k's map is linear in k
+    measure = dp.approximate(dp.max_divergence())
+    compositor = dp.c.make_adaptive_composition(
+        input_domain, input_metric, measure, d_in=d_in, d_mids=[(epsilon_1, delta_1), (epsilon_2, 0.0)]
+    )
+
+    def run_both(queryable) -> list[str]:
+        released = queryable(candidates)
+        names = sorted(released)
+        if not names:
+            return []
+        chosen = min(k, len(names))
+        stage_2 = _top_k_counts(input_domain, input_metric, c, names) >> dp.m.then_noisy_top_k(
+            dp.max_divergence(), k=chosen, scale=top_k_scale
+        )
+        return [names[i] for i in queryable(dp.c.make_approximate(stage_2))]
+
+    return compositor >> dp.new_function(run_both, TO="ExtrinsicObject")
