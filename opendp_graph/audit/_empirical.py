@@ -78,14 +78,37 @@ class EmpiricalEpsilon:
     """
 
     epsilon_lower: float
+    """``max(0, log((lo − δ) / hi))`` for the best evaluated event, with ``lo`` the lower
+    Clopper–Pearson bound of its probability under the numerator hypothesis and ``hi`` the upper
+    one under the other, on the evaluation half: below the true ε (at ``delta``) with probability
+    at least ``confidence`` (module docstring). ``0.0`` when no event gives a positive bound."""
     confidence: float
+    """The requested confidence ``1 − β``; β is split (Bonferroni) over ``2 ×`` the requested
+    number of candidates one-sided intervals."""
     delta: float
+    """The δ at which ε is bounded (``0.0``: pure DP); subtracted from the numerator's lower bound."""
     samples: int
+    """Mechanism runs per hypothesis: the first ``samples // 2`` select the events, the rest
+    evaluate them."""
     estimate: float
+    """``log((p̂₁ − δ) / p̂₀)`` of the reported event's empirical frequencies on the evaluation
+    half (numerator first): a point estimate, **not** a bound (``0.0`` if ``p̂₁ ≤ δ`` or no event
+    was found, ``inf`` if ``p̂₀ = 0``)."""
     test: str
+    """The reported event, ``"<statistic> ≥ <threshold>, P<a>/P<b>"`` (or ``≤``; ``P1/P0``: its
+    probability under hypothesis 1 over hypothesis 0), or ``"no event separates the two
+    hypotheses"``."""
     candidates: int
+    """The number of events actually evaluated on the second half: at most the ``candidates``
+    argument, fewer when fewer events had a finite bound on the selection half (the Bonferroni
+    split still uses the argument, so the confidence stays valid)."""
     seed: int
+    """The seed of the auditor's generator (samplers and nothing else; the mechanism's noise is
+    OpenDP's and is not seeded)."""
     counts: tuple[int, int] = field(default=(0, 0))
+    """``(k_num, k_den)``: how many evaluation-half outputs of the numerator hypothesis and of
+    the other one fall in the reported event, out of ``samples − samples // 2`` each; ``(0, 0)``
+    when no event was reported."""
 
     def exceeds(self, claimed_epsilon: float) -> bool:
         """True iff the audit refutes ``claimed_epsilon`` at this confidence."""

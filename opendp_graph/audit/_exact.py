@@ -69,9 +69,14 @@ class GraphDistribution:
         if not np.any(np.isfinite(log_weights)):
             raise ValueError("the distribution puts no mass on any graph")
         self.num_nodes = n
+        """The number of nodes ``n`` of every graph (``2 ≤ n ≤ 7``)."""
         self.pairs = pairs
+        """The node pairs ``(i, j)``, ``i < j``, in bit order: graph ``mask`` has edge ``pairs[b]``
+        iff bit ``b`` of ``mask`` is set."""
         self.log_probabilities = log_weights - logsumexp(log_weights)
+        """``log P(g)`` of every graph, in mask order (``-inf`` for a graph of probability 0)."""
         self.probabilities = np.exp(self.log_probabilities)
+        """``P(g)`` of every graph, in mask order (summing to 1)."""
         self._graphs: list[Graph] | None = None
 
     # ----------------------------------------------------------------- constructors
@@ -115,6 +120,8 @@ class GraphDistribution:
 
     @property
     def edges(self) -> np.ndarray:
+        """The ``(2^m × m)`` boolean edge matrix: row ``mask`` is graph ``mask``, column ``b`` the
+        pair ``pairs[b]`` (:meth:`edge_matrix`)."""
         return self.edge_matrix(self.num_nodes)
 
     @property
@@ -272,9 +279,19 @@ class ExactEpsilon:
     """The result of :func:`exact_epsilon`: the exact loss, the secret and the output attaining it."""
 
     epsilon: float
+    """The exact privacy loss: the largest, over the secret pairs, of ``sup_ω |log p₁(ω) /
+    p₀(ω)|`` for the release ``query + Laplace(scale)`` (module docstring); finite, since both
+    Laplace mixtures have full support."""
     secret: Any
+    """The secret pair attaining ``epsilon`` (the first, on a tie): a node pair ``(i, j)`` for an
+    edge secret (as listed in ``secrets``; ``i < j`` for ``secrets="edges"``), or, for a pair
+    given as ``(weights0, weights1)``, its position in ``secrets``."""
     output: tuple
+    """An output attaining ``epsilon`` for that secret, one number per coordinate of the query;
+    a coordinate ``±inf`` means the supremum is the limit in that direction (module docstring)."""
     per_secret: dict
+    """The exact loss of every secret pair considered, keyed as ``secret`` (edge secrets with
+    ``0 < P(edge) < 1`` only, for ``secrets="edges"``)."""
 
     def __str__(self) -> str:
         return f"exact ε = {self.epsilon:.6g} (worst secret {self.secret}, at output {self.output})"

@@ -58,14 +58,31 @@ def _one_edge_distance(descriptor: Any) -> float | None:
 
 @dataclass(frozen=True)
 class EdgeSecretGuarantee:
-    """The guarantee of a measurement for one edge, in both readings (see :func:`edge_secret_guarantee`)."""
+    """The guarantee of a measurement for one edge, in both readings (see :func:`edge_secret_guarantee`).
+
+    ``str()`` and :meth:`summary` give it in words (:func:`describe_guarantee`).
+    """
 
     epsilon_edge_dp: float
+    """ε of the measurement for two graphs one edge apart (Definition 2): its privacy map at the
+    distance of a one-edge change under its input metric (``d_in``). Holds whatever the adversary
+    knows, for the graphs the input domain accepts (``domain_restriction``)."""
     delta: float
+    """δ of the measurement at that distance: ``0.0`` for a pure-DP (max divergence) measurement;
+    for an approximate-DP one, the δ its map returns, carried unchanged to the edge-secret
+    reading (module docstring)."""
     alpha: float
+    """The dependence level α of Lemma 4.1 (Eq. 2) the guarantee assumes: ``0`` for independent
+    edges (Theorem 4.1), the ``alpha`` of an :class:`~opendp_graph.interpret.AlphaReport`, or
+    ``inf`` for no assumption (then nothing is promised about a single relationship)."""
     epsilon_edge_secret: float
+    """``epsilon_edge_dp + alpha``: the ε of the edge secrets ("is ``{i,j}`` an edge?") against
+    an adversary whose prior satisfies the assumption (Lemma 4.1), with the same ``delta``."""
     metric: str
+    """The measurement's input metric, as OpenDP prints it (e.g. ``"EdgeDistance()"``)."""
     assumption: str
+    """The distribution class behind ``alpha``, in words (the caller's ``assumption=``, or the
+    default sentence for α = 0 / α > 0); :meth:`summary` quotes it."""
     domain_restriction: str = ""
     """The promises of the measurement's input domain (``num_nodes``, ``max_degree``, …) in words,
     or ``""``: the guarantee covers only graphs that keep them."""

@@ -73,6 +73,42 @@ where it came from (``fitted_on``, ``data_dependent``). Use a model fitted on a 
 auxiliary graph (``source="public"``), a baseline that reads only the public structure
 (:class:`EdgeLevelModel`, :class:`MarkovQuiltModel`), or :meth:`BinomialModel.fit_dp`, which
 spends its own privacy budget and returns a conservative upper bound on the W of the exact fit.
+
+**Source.** ``source=`` (keyword-only, in :meth:`BinomialModel.fit`, :meth:`GlobalModel.fit`,
+:meth:`ConditionalModel.fit` and :func:`fit_all`) is the caller's statement about the graph the
+model is fitted on. Nothing checks it: the fitting graph and the private one are both just
+graphs, and comparing them at release time would read the private graph for a purpose no proof
+covers (and could not recognise a graph *derived* from it anyway). Any other value is refused
+with a ``ValueError`` naming the two allowed ones.
+
+* ``source="private"`` (the default): the fitting graph is the graph whose labels will be
+  released, or is derived from it. The model says so: ``data_dependent`` is ``True``,
+  ``fitted_on`` begins "the private graph itself", its ``repr`` (hence every metric's
+  identifier) says ``fitted_on='private'``, and :meth:`~CorrelationModel.summary` carries the
+  NOTE that the release is ε-Pufferfish only for the fitted model's attackers and that ``W`` is
+  disclosed unprotected.
+* ``source="public"``: the caller **asserts** that the fitting graph is public, or at least
+  independent of the private labels to be released — an earlier published snapshot, an
+  auxiliary data set, a synthetic graph. The model then has ``data_dependent = False``, its
+  ``fitted_on`` reads "a graph asserted public by the caller (source='public'; not checked)",
+  its ``repr`` says ``fitted_on='public'`` (a label, like the rest), and ``summary()`` says that
+  this independence is the caller's assertion, not a fact the package established.
+
+*If the assertion is true*, the model ``M`` is a function of public data only: for that fixed
+``M`` every release is the Wasserstein mechanism whose Pufferfish guarantee for ``Θ_M`` the
+metric proves (:mod:`~opendp_graph.pufferfish.metric`), and publishing ``M`` (``W``, a
+Conditional model's vocabulary) discloses a function of the public graph only, which the
+attackers may already hold. *If it is false* (the graph is the private one, or derived from
+it), ``M = fit(D)`` is a function of the private data ``D`` exactly as for a fit with
+``source="private"``, and the guarantee is exactly that fit's: the metric's proof is for a fixed
+model, so the release is ε-Pufferfish only for the attackers ``Θ_{fit(D)}`` of the model
+actually fitted, taken as given; ``W`` (and the vocabulary) are disclosed with no protection;
+and there is no DP guarantee for the choice of model (two data sets that fit different models
+are released with differently scaled noise, and nothing bounds what the scale reveals). Only
+the labels differ: ``data_dependent``, the ``repr`` and ``summary()`` no longer warn. So
+``"public"`` is the one value that can overstate the guarantee; it is never the default and must
+be written out as a keyword. The default can only understate it (a truly public graph fitted
+with the default gets a warning it does not need).
 """
 
 from __future__ import annotations
@@ -118,12 +154,19 @@ def flip_bound(d_min: int, d_max: int) -> int:
     return 1 + max(abs(d_max - 1), abs(d_min - 1))
 
 
-def _check_source(source: str) -> tuple[str, bool]:
-    if source not in _SOURCES:
-        raise ValueError(f"source must be 'private' (the graph you will release from) or 'public', got {source!r}")
+_PUBLIC_FIT = "a graph asserted public by the caller (source='public'; not checked)"
+
+
+def _check_source(source: Any) -> tuple[str, bool]:
+    """``(fitted_on, data_dependent)`` for a fit's ``source=`` (module docstring, *Source*)."""
+    if not isinstance(source, str) or source not in _SOURCES:
+        raise ValueError(
+            "source must be 'private' (the default: the graph whose labels you will release, or one derived from it) "
+            f"or 'public' (your assertion that the fitting graph is public, independent of the private data), got {source!r}"
+        )
     if source == "private":
         return "the private graph itself: the noise scale depends on the private data", True
-    return "a public or auxiliary graph supplied by the caller", False
+    return _PUBLIC_FIT, False
 
 
 def _not_a_graph(value: Any) -> str:
@@ -232,7 +275,8 @@ class _FrozenAfterInit(type):
 
 @dataclass(frozen=True)
 class WassersteinReport:
-    """What :meth:`CorrelationModel.wasserstein` returns.
+    """What :meth:`CorrelationModel.wasserstein` returns: ``W`` and the quantities the
+    Pufferfish metric is built from, with their per-bucket diagnostics.
 
     At ``delta = 0`` (the default): ``W`` is Song et al.'s ``sup W∞`` over the model's secret
     pairs; ``d_min, d_max`` the extremes of the quantile difference; ``flip_bound`` the most
@@ -255,16 +299,68 @@ class WassersteinReport:
     * ``table``: the δ = 0 columns plus ``W_delta``, ``d_min_delta``, ``d_max_delta``,
       ``flip_delta`` (and ``flip_inf``) per bucket / neighbourhood size; ``cdfs`` as at δ = 0.
 
-    ``delta`` records the δ the report was computed at.
+    ``delta`` records the δ the report was computed at. Every field is described below. The
+    report of a model is the same object at every call (cached per δ); do not mutate ``table``
+    or ``cdfs``.
     """
 
     W: int
+    """The ``W`` the noise is calibrated to, in edges. At δ = 0: Song et al.'s ``sup W∞`` over
+    the model's secret pairs (Theorem 3.2), ``max(d_max, −d_min)``. At δ > 0: the largest
+    per-pair ``W_δ``, again ``max(d_max, −d_min)``. ``1`` when no secret pair is constrained
+    (every bucket ignored, ``unobserved="ignore"``)."""
     d_min: int
+    """Least difference ``d = f¹ − f⁰`` of one coupled flip. At δ = 0: the least quantile
+    difference ``Q_{f|s¹}(t) − Q_{f|s⁰}(t)`` over all levels ``t`` and all the model's secret
+    pairs (:func:`.wasserstein.quantile_gap_range` per law; the minimum over the buckets /
+    neighbourhood sizes; ``2 − N`` for a bucket with an unobserved side or the Markov quilt;
+    for the Binomial model an enclosure computed with outward slack, over the whole ``(p0, p1)``
+    box of a DP fit). At δ > 0: the low end of the hull of the per-pair windows (above). The
+    metric uses ``min(d_min, 1)``: clipping a law to an edge's feasible range moves ``d``
+    towards 1 (module docstring)."""
     d_max: int
+    """Largest difference ``d = f¹ − f⁰`` of one coupled flip: at δ = 0 the largest quantile
+    difference over all levels and secret pairs (``N`` for a bucket with an unobserved side or
+    the Markov quilt), at δ > 0 the high end of the hull of the per-pair windows; the metric uses
+    ``max(d_max, 1)``."""
     flip_bound: int
+    """The most edges whose property ``a`` differs between the two coupled labellings of one
+    secret: the central edge plus ``|d − 1|`` neighbours (module docstring). At δ = 0 it is
+    :func:`flip_bound` of ``(d_min, d_max)``, ``F = 1 + max(|d_max − 1|, |d_min − 1|)``, the
+    maximum of ``1 + |d − 1|`` over ``d ∈ [min(d_min, 1), max(d_max, 1)]``, i.e. over every
+    pair's coupling. At δ > 0 it is the largest per-pair ``F_δ`` (:func:`.coupling.flip_delta`:
+    the least ``F`` with a coupling keeping ``d`` in ``[2 − F, F]`` except with probability
+    ``≤ δ``; for the Binomial model a certified upper bound of it), a different coupling from
+    the one of ``[d_min, d_max]``: the Pufferfish metric at δ > 0 uses ``flip_bound(d_min,
+    d_max)`` instead (:func:`~.metric.pufferfish_distance`)."""
     table: list[dict[str, Any]] = field(repr=False)
+    """One dict per bucket / neighbourhood size (diagnostics; the fields above are the
+    aggregates). Columns by model: Binomial ``neighbours`` (``nb``, in increasing order),
+    ``neighbourhood`` (``nb + 1``), ``d_min``, ``d_max``, ``W_inf``, ``skipped`` (at δ = 0 a
+    size that cannot widen the running ``[d_min, d_max]`` is not computed, its gaps are ``None``:
+    the aggregates stay exact; at δ > 0 every size is); Global one row, ``secrets_s0``,
+    ``secrets_s1`` (secrets on each side), ``d_min``, ``d_max``, ``W_inf``, ``observed`` (both sides seen; else the trivial
+    ``[2 − N, N]``); Conditional one row per (frequency, size) bucket holding secrets,
+    ``log_freq``, ``log_size`` (``floor(log_base(·))`` of the property's frequency and of
+    ``|N[i]|``), ``secrets_s0``, ``secrets_s1``, ``max_neighbourhood`` (the bucket's largest
+    ``N``), ``d_min``, ``d_max``, ``W_inf``, ``W_inf_fraction`` (``W_inf / N``),
+    ``paper_style_W`` (that fraction times ``min(largest N of the fit, round(base^(log_size +
+    1)))``: the paper's Table 1 convention, for comparison only), ``observed`` (an ignored
+    bucket has ``None`` gaps); Edge-level ``d_min``, ``d_max``, ``W_inf`` (all 1); Markov quilt
+    ``max_neighbourhood``, ``d_min``, ``d_max``, ``W_inf``. At δ > 0 each row also has
+    ``flip_inf`` (its δ = 0 flip bound), ``W_delta``, ``d_min_delta``, ``d_max_delta`` (its
+    window) and ``flip_delta`` (its ``F_δ``), ``None`` for an ignored bucket."""
     cdfs: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(repr=False)
+    """For plotting (paper Figures 3–5; :mod:`.plots`): a name → ``(values, CDF of f given s⁰,
+    CDF of f given s¹)`` on ``values = 0, 1, …``. Binomial: ``"nb=<n>"`` for the largest
+    neighbourhood size only (at the interval midpoints for a DP fit); Global: ``"global"``;
+    Conditional: ``"log_freq=<b>, log_size=<b>"`` per bucket not ignored; Edge-level
+    and Markov quilt: none. The same at δ > 0 (the δ = 0 laws)."""
     delta: float = 0.0
+    """The δ the report was computed at (:meth:`CorrelationModel.wasserstein`): ``0`` for the
+    exact report; at δ > 0 each of ``W``, the window ``[d_min, d_max]`` and ``flip_bound`` holds
+    for every secret pair through a coupling that fails with probability ``≤ delta`` under the
+    attacker's prior."""
 
 
 class CorrelationModel(metaclass=_FrozenAfterInit):
@@ -278,7 +374,14 @@ class CorrelationModel(metaclass=_FrozenAfterInit):
     name = "model"
     attacker = ""
     fitted_on: str
+    """Where the model's parameters came from, in words (for a fit, what its ``source=`` stated:
+    module docstring, *Source*). A label for people, not checked."""
     data_dependent: bool
+    """``True`` iff the model is marked as a function of the private data: a fit with
+    ``source="private"`` (the default), or a constructor called with ``data_dependent=True``.
+    ``False`` is a fact for the baselines and :meth:`BinomialModel.fit_dp` (no private label
+    is read without protection), and the caller's assertion otherwise (``source="public"``, or
+    parameters supplied to a constructor); :meth:`summary` says which."""
     vocabulary: tuple[str, ...] | None = None
     """The properties the model describes, or ``None``: every property (module docstring,
     *Vocabulary*). Under :func:`~.metric.pufferfish_distance` the label queries read only these."""
@@ -374,11 +477,20 @@ class CorrelationModel(metaclass=_FrozenAfterInit):
 
     @property
     def gaps(self) -> QuantileGaps:
+        """``(d_min, d_max)`` of the exact (δ = 0) report, :meth:`wasserstein`: the least and the
+        largest quantile difference ``d = f¹ − f⁰`` of a coupled flip over all the model's secret
+        pairs (:class:`WassersteinReport`, ``d_min``/``d_max``), so ``W = max(d_max, −d_min)``.
+        Never the δ-window: that is ``wasserstein(delta)``'s ``d_min``/``d_max``."""
         r = self.wasserstein()
         return QuantileGaps(r.d_min, r.d_max)
 
     @property
     def flip_bound(self) -> int:
+        """``F = 1 + max(|d_max − 1|, |d_min − 1|)`` of the exact (δ = 0) report
+        (:func:`flip_bound` of :attr:`gaps`): the most edges whose property ``a`` differs between
+        the two coupled labellings of one secret — the central edge and ``|d − 1|`` neighbours.
+        What one secret costs a row-level unit (:mod:`opendp_graph.polars`) and a DP fit's group
+        privacy (:meth:`summary`)."""
         return self.wasserstein().flip_bound
 
     def _content(self) -> list[Any]:  # pragma: no cover - subclasses override
@@ -408,7 +520,15 @@ class CorrelationModel(metaclass=_FrozenAfterInit):
         return h.hexdigest()[:24]
 
     def summary(self) -> str:
-        """A plain-language statement of the guarantee a release calibrated to this model gives."""
+        """A plain-language statement of the guarantee a release calibrated to this model gives.
+
+        Its lines: ``W``, the quantile gaps and the flip bound; the attacker; ``fitted on``
+        (:attr:`fitted_on`); then a NOTE when the model is :attr:`data_dependent` (the release is
+        ε-Pufferfish for this fitted model's attackers only, and ``W`` is disclosed unprotected),
+        or when its independence from the private data is the caller's assertion (a fit with
+        ``source="public"``, or parameters supplied to a constructor: "asserted public by the
+        caller", and what holds if that is false — module docstring, *Source*); and for a DP fit
+        what the fit itself costs against the model's attackers."""
         r = self.wasserstein()
         lines = [
             f"{type(self).__name__}: W = {r.W} (quantile gaps {r.d_min}..{r.d_max}; at most {r.flip_bound} edges flip)",
@@ -420,6 +540,14 @@ class CorrelationModel(metaclass=_FrozenAfterInit):
                 "  NOTE: the model was fitted on the private data without protection, "
                 "so the noise scale is a function of the private data; the release is ε-Pufferfish only for the "
                 "attacker class this fitted model defines, and W itself is disclosed unprotected."
+            )
+        elif self.provenance in ("public", "caller"):
+            # fit(source="public"), or parameters handed to a constructor: independence is claimed, not shown
+            lines.append(
+                "  NOTE: the fitting data were asserted public by the caller (independent of the private data to be "
+                "released); this is not checked. If they are the private data, or derived from them, the model is a "
+                "function of the private data: the release is ε-Pufferfish only for the attacker class this fitted "
+                "model defines, W itself is disclosed unprotected, and the choice of model has no DP guarantee."
             )
         fit_epsilon = getattr(self, "fit_details", {}).get("epsilon") if self.provenance == "dp" else None
         if fit_epsilon is not None:
@@ -433,6 +561,11 @@ class CorrelationModel(metaclass=_FrozenAfterInit):
         return "\n".join(lines)
 
     provenance = "public"  # short form of fitted_on, part of the identifier
+    """Short form of :attr:`fitted_on`, shown by the ``repr`` (part of every metric's identifier)
+    when the model is not :attr:`data_dependent`: ``"public"`` (a fit with ``source="public"``, or
+    histograms supplied to a constructor), ``"caller"`` (Binomial parameters supplied), ``"dp"``
+    (:meth:`BinomialModel.fit_dp`), ``"structure"`` (:class:`MarkovQuiltModel`), ``"none"``
+    (:class:`EdgeLevelModel`). ``"public"`` and ``"caller"`` are the caller's word."""
 
     def __repr__(self) -> str:
         origin = "private" if self.data_dependent else self.provenance
@@ -581,7 +714,21 @@ class BinomialModel(CorrelationModel):
 
         ``p1 = Σ_{e∋a} (#neighbours of e with a) / Σ_{e∋a} nb_e`` and
         ``p0 = Σ_{e∌a} (#neighbours with a) / Σ_{e∌a} nb_e`` (sums over all properties of the
-        vocabulary). ``source="private"`` (default) marks the model data-dependent.
+        vocabulary).
+
+        ``source`` (keyword-only; module docstring, *Source*) states where ``graph`` comes from.
+        ``"private"`` (the default): it is the graph whose labels will be released, or derived from
+        it; the model has ``data_dependent = True`` and :meth:`~CorrelationModel.summary` warns
+        that a release is ε-Pufferfish only for this fitted model's attackers and that ``W`` is
+        disclosed unprotected. ``"public"``: **your assertion**, not checked, that ``graph`` is
+        public or independent of the private data to be released (an earlier public snapshot, an
+        auxiliary or synthetic graph); the model has ``data_dependent = False``, ``fitted_on`` and
+        ``summary()`` say "asserted public by the caller". If the assertion is false the model is a
+        function of the private data and the guarantee is exactly that of a ``"private"`` fit —
+        ε-Pufferfish for this fitted model's attackers only, ``W`` disclosed unprotected, no DP
+        guarantee for the choice of model — only without the warning. Any other value:
+        ``ValueError``.
+
         ``progress`` (fit and, later, ``W``): see :mod:`opendp_graph._progress`.
         """
         g = _check_graph(graph)
@@ -779,8 +926,23 @@ class GlobalModel(_EmpiricalModel):
 
     @classmethod
     def fit(cls, graph: Graph, *, source: str = "private", progress: Any = None) -> "GlobalModel":
-        """Exact histograms over all ``E × P`` secrets (see :mod:`._stats`); ``progress``: see
-        :mod:`opendp_graph._progress`."""
+        """Exact histograms over all ``E × P`` secrets (see :mod:`._stats`).
+
+        ``source`` (keyword-only; module docstring, *Source*) states where ``graph`` comes from.
+        ``"private"`` (the default): it is the graph whose labels will be released, or derived from
+        it; the model has ``data_dependent = True`` and :meth:`~CorrelationModel.summary` warns
+        that a release is ε-Pufferfish only for this fitted model's attackers and that ``W`` is
+        disclosed unprotected. ``"public"``: **your assertion**, not checked, that ``graph`` is
+        public or independent of the private data to be released (an earlier public snapshot, an
+        auxiliary or synthetic graph); the model has ``data_dependent = False``, ``fitted_on`` and
+        ``summary()`` say "asserted public by the caller". If the assertion is false the model is a
+        function of the private data and the guarantee is exactly that of a ``"private"`` fit —
+        ε-Pufferfish for this fitted model's attackers only, ``W`` disclosed unprotected, no DP
+        guarantee for the choice of model — only without the warning. Any other value:
+        ``ValueError``.
+
+        ``progress``: see :mod:`opendp_graph._progress`.
+        """
         g = _check_graph(graph)
         fitted_on, dependent = _check_source(source)
         st = neighbourhood_stats(g, progress=progress)
@@ -951,7 +1113,23 @@ class ConditionalModel(_EmpiricalModel):
         ``"ignore"``: no constraint — the fitted attacker gives the unobserved secret zero prior
         probability, and Pufferfish privacy only constrains pairs of secrets that both have
         positive probability (Definition 2.3). ``"ignore"`` is thus exactly as strong as the
-        model's belief that such secrets cannot occur. ``progress``: see :mod:`opendp_graph._progress`.
+        model's belief that such secrets cannot occur.
+
+        ``source`` (keyword-only; module docstring, *Source*) states where ``graph`` comes from.
+        ``"private"`` (the default): it is the graph whose labels will be released, or derived from
+        it; the model has ``data_dependent = True`` and :meth:`~CorrelationModel.summary` warns
+        that a release is ε-Pufferfish only for this fitted model's attackers and that ``W`` (and
+        the vocabulary: which properties occur) is disclosed unprotected. ``"public"``: **your
+        assertion**, not checked, that ``graph`` is public or independent of the private data to be
+        released (an earlier public snapshot, an auxiliary or synthetic graph); the model has
+        ``data_dependent = False``, ``fitted_on`` and ``summary()`` say "asserted public by the
+        caller". If the assertion is false the model is a function of the private data and the
+        guarantee is exactly that of a ``"private"`` fit — ε-Pufferfish for this fitted model's
+        attackers only, ``W`` (and the vocabulary: which properties occur) disclosed unprotected,
+        no DP guarantee for the choice of model — only without the warning. Any other value:
+        ``ValueError``.
+
+        ``progress``: see :mod:`opendp_graph._progress`.
         """
         g = _check_graph(graph)
         base = _check_base(base)
@@ -1172,7 +1350,22 @@ class MarkovQuiltModel(CorrelationModel):
 
 
 def fit_all(graph: Graph, *, base: float = 10.0, source: str = "private", progress: Any = None) -> dict[str, CorrelationModel]:
-    """The three models from one pass of :func:`._stats.neighbourhood_stats` (shared work).
+    """The three models from one pass of :func:`._stats.neighbourhood_stats` (shared work):
+    ``{"Binomial": ..., "Global": ..., "Conditional": ...}``, each equal to its own ``fit`` with
+    the same arguments.
+
+    ``source`` (keyword-only; module docstring, *Source*) states where ``graph`` comes from.
+    ``"private"`` (the default): it is the graph whose labels will be released, or derived from it;
+    every model has ``data_dependent = True`` and :meth:`~CorrelationModel.summary` warns that a
+    release is ε-Pufferfish only for this fitted model's attackers and that ``W`` (and the
+    Conditional model's vocabulary) is disclosed unprotected. ``"public"``: **your assertion**, not
+    checked, that ``graph`` is public or independent of the private data to be released (an earlier
+    public snapshot, an auxiliary or synthetic graph); every model has ``data_dependent = False``,
+    ``fitted_on`` and ``summary()`` say "asserted public by the caller". If the assertion is false
+    the model is a function of the private data and the guarantee is exactly that of a
+    ``"private"`` fit — ε-Pufferfish for this fitted model's attackers only, ``W`` (and the
+    Conditional model's vocabulary) disclosed unprotected, no DP guarantee for the choice of model
+    — only without the warning. Any other value: ``ValueError``.
 
     ``progress`` (the shared pass, and later the Binomial ``W``): ``None`` shows a progress line on
     an interactive terminal once a stage has run two seconds (silent in pipes and tests);

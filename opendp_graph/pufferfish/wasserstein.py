@@ -38,7 +38,14 @@ __all__ = ["w_infinity", "quantile_gap_range", "QuantileGaps"]
 
 
 class QuantileGaps(tuple):
-    """``(d_min, d_max)``: the extremes of ``Q_ν(t) − Q_μ(t)`` over ``t ∈ (0, 1)``."""
+    """``(d_min, d_max)``: the extremes of ``Q_ν(t) − Q_μ(t)`` over ``t ∈ (0, 1)``.
+
+    A tuple of two integers (it unpacks and compares as one). ``μ`` is the law given ``s⁰``,
+    ``ν`` the law given ``s¹`` in the correlation models, so ``d = Q_ν − Q_μ`` is the difference
+    ``f¹ − f⁰`` of the quantile coupling. Where a model aggregates several pairs of laws
+    (:attr:`.models.CorrelationModel.gaps`), the pair is the hull: the least ``d_min`` and the
+    largest ``d_max``. From :func:`binomial_gap_range` it encloses the exact range (outward slack).
+    """
 
     __slots__ = ()
 
@@ -47,14 +54,20 @@ class QuantileGaps(tuple):
 
     @property
     def d_min(self) -> int:
+        """``inf_t (Q_ν(t) − Q_μ(t))`` (the first item): every quantile of ``ν`` is at least
+        ``d_min`` above ``μ``'s (when negative: at most ``−d_min`` below)."""
         return self[0]
 
     @property
     def d_max(self) -> int:
+        """``sup_t (Q_ν(t) − Q_μ(t))`` (the second item): every quantile of ``ν`` is at most
+        ``d_max`` above ``μ``'s."""
         return self[1]
 
     @property
     def w_infinity(self) -> int:
+        """``W∞(μ, ν) = max(d_max, −d_min)``: the quantile coupling is optimal on the line
+        (module docstring)."""
         return max(self[1], -self[0])
 
 
