@@ -42,6 +42,9 @@ from .transformations import (
 )
 from .measurements import calibrate_laplace_threshold, make_laplace_threshold, then_laplace_threshold
 from ._context import context, register_with_context
+from .top_k import make_candidate_top_k
+# ``dpg.accuracy`` is the function; the module is ``sys.modules["opendp_graph.accuracy"]``
+from .accuracy import Accuracy, accuracy, summarize
 
 # Each subpackage lifts the names in its ``__all__`` to ``dpg.<name>``; the rest stays under
 # ``dpg.<subpackage>.<name>``.
