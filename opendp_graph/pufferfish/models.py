@@ -363,6 +363,27 @@ class WassersteinReport:
     attacker's prior."""
 
 
+# What ``source=`` asserts, in the docstring of each single-model ``fit`` (``{source}``).
+_SOURCE_PARAGRAPH = """``source`` (keyword-only; module docstring, *Source*) states where ``graph`` comes from.
+        ``"private"`` (the default): it is the graph whose labels will be released, or derived from
+        it; the model has ``data_dependent = True`` and :meth:`~CorrelationModel.summary` warns
+        that a release is ε-Pufferfish only for this fitted model's attackers and that ``W`` is
+        disclosed unprotected. ``"public"``: **your assertion**, not checked, that ``graph`` is
+        public or independent of the private data to be released (an earlier public snapshot, an
+        auxiliary or synthetic graph); the model has ``data_dependent = False``, ``fitted_on`` and
+        ``summary()`` say "asserted public by the caller". If the assertion is false the model is a
+        function of the private data and the guarantee is exactly that of a ``"private"`` fit —
+        ε-Pufferfish for this fitted model's attackers only, ``W`` disclosed unprotected, no DP
+        guarantee for the choice of model — only without the warning. Any other value:
+        ``ValueError``."""
+
+
+def _documents_source(fit):
+    """Put ``_SOURCE_PARAGRAPH`` where ``fit``'s docstring says ``{source}``."""
+    fit.__doc__ = fit.__doc__.replace("{source}", _SOURCE_PARAGRAPH)
+    return fit
+
+
 class CorrelationModel(metaclass=_FrozenAfterInit):
     """Base class: a model ``M`` defines the attacker class ``Θ_M`` (module docstring).
 
@@ -709,6 +730,7 @@ class BinomialModel(CorrelationModel):
         return self.p1_range[0] if self.p1_range[0] == self.p1_range[1] else float(np.mean(self.p1_range))
 
     @classmethod
+    @_documents_source
     def fit(cls, graph: Graph, *, source: str = "private", progress: Any = None) -> "BinomialModel":
         """Estimate ``p0, p1`` exactly from every (edge, property) pair of ``graph``.
 
@@ -716,18 +738,7 @@ class BinomialModel(CorrelationModel):
         ``p0 = Σ_{e∌a} (#neighbours with a) / Σ_{e∌a} nb_e`` (sums over all properties of the
         vocabulary).
 
-        ``source`` (keyword-only; module docstring, *Source*) states where ``graph`` comes from.
-        ``"private"`` (the default): it is the graph whose labels will be released, or derived from
-        it; the model has ``data_dependent = True`` and :meth:`~CorrelationModel.summary` warns
-        that a release is ε-Pufferfish only for this fitted model's attackers and that ``W`` is
-        disclosed unprotected. ``"public"``: **your assertion**, not checked, that ``graph`` is
-        public or independent of the private data to be released (an earlier public snapshot, an
-        auxiliary or synthetic graph); the model has ``data_dependent = False``, ``fitted_on`` and
-        ``summary()`` say "asserted public by the caller". If the assertion is false the model is a
-        function of the private data and the guarantee is exactly that of a ``"private"`` fit —
-        ε-Pufferfish for this fitted model's attackers only, ``W`` disclosed unprotected, no DP
-        guarantee for the choice of model — only without the warning. Any other value:
-        ``ValueError``.
+        {source}
 
         ``progress`` (fit and, later, ``W``): see :mod:`opendp_graph._progress`.
         """
@@ -925,21 +936,11 @@ class GlobalModel(_EmpiricalModel):
     )
 
     @classmethod
+    @_documents_source
     def fit(cls, graph: Graph, *, source: str = "private", progress: Any = None) -> "GlobalModel":
         """Exact histograms over all ``E × P`` secrets (see :mod:`._stats`).
 
-        ``source`` (keyword-only; module docstring, *Source*) states where ``graph`` comes from.
-        ``"private"`` (the default): it is the graph whose labels will be released, or derived from
-        it; the model has ``data_dependent = True`` and :meth:`~CorrelationModel.summary` warns
-        that a release is ε-Pufferfish only for this fitted model's attackers and that ``W`` is
-        disclosed unprotected. ``"public"``: **your assertion**, not checked, that ``graph`` is
-        public or independent of the private data to be released (an earlier public snapshot, an
-        auxiliary or synthetic graph); the model has ``data_dependent = False``, ``fitted_on`` and
-        ``summary()`` say "asserted public by the caller". If the assertion is false the model is a
-        function of the private data and the guarantee is exactly that of a ``"private"`` fit —
-        ε-Pufferfish for this fitted model's attackers only, ``W`` disclosed unprotected, no DP
-        guarantee for the choice of model — only without the warning. Any other value:
-        ``ValueError``.
+        {source}
 
         ``progress``: see :mod:`opendp_graph._progress`.
         """
