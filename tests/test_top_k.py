@@ -125,8 +125,10 @@ def test_enron_top_words_reach_the_issue_targets(dataset):
 
     dataset("enron-perry-wolfe")
     rows = {r["release"].split(":")[0] + r["release"][-30:]: r for r in top_words_rows(trials=9)}
-    edge = next(r for k, r in rows.items() if k.startswith("edge level") and "snapshot's 5,162" in r["release"])
-    assert edge["overlap"] >= 14
+    edge = next(r for r in rows.values() if "snapshot's 200 most frequent" in r["release"])
+    assert edge["overlap"] >= 15
+    public_binomial = [r for r in rows.values() if r["release"].startswith("Binomial with the snapshot's")]
+    assert public_binomial[-1]["W"] < public_binomial[0]["W"] and public_binomial[-1]["overlap"] >= 10
     union = next(r for r in rows.values() if r["release"].startswith("edge level: set union over the public"))
     assert union["union_size"] >= 5 and union["union_precision"] >= 0.7
     globals_at_one = [r for r in rows.values() if r["release"].startswith("Global fitted on the private period") and "epsilon" not in r["release"]]
