@@ -98,6 +98,28 @@ def not_a_graph(value: Any) -> str:
     return message + (name if module in ("", "builtins") else f"{module}.{name}")
 
 
+def check_label_names(names: Any, what: str = "a label") -> None:
+    """Refuse property names that OpenDP cannot carry as distinct keys: OpenDP passes a count
+    map's keys to its core as NUL-terminated UTF-8, so a name with a NUL character is cut at it
+    (``"a\x00x"`` and ``"a\x00y"`` would both become ``"a"`` and overwrite each other's count,
+    breaking every stability map), and a name that is not valid Unicode (a lone surrogate, as
+    ``errors="surrogateescape"`` decoding leaves) cannot be encoded at release time. The message
+    does not repeat the name (labels may be private)."""
+    for name in names:
+        if "\x00" in name:
+            raise ValueError(
+                f"{what} contains a NUL character ('\\x00'): OpenDP cuts its string keys at NUL, so two such labels "
+                "would merge; remove or replace NUL characters first"
+            )
+        try:
+            name.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(
+                f"{what} is not valid Unicode (a lone surrogate, e.g. from errors='surrogateescape'): OpenDP needs "
+                "UTF-8 strings; decode the source with errors='replace' or fix its encoding first"
+            ) from None
+
+
 def property_names(value: Any) -> tuple[str, ...]:
     """A public vocabulary: a sequence (not a string or a mapping) of distinct strings, as a tuple
     in the given order.
@@ -120,5 +142,6 @@ def property_names(value: Any) -> tuple[str, ...]:
             raise TypeError(f"vocabulary entries must be strings, got {w!r}")
     if len(set(vocab)) != len(vocab):
         raise ValueError("vocabulary has duplicate entries")
+    check_label_names(vocab, "a vocabulary entry")
     return vocab
 

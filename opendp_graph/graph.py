@@ -26,6 +26,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from ._checks import check_label_names
+
 __all__ = ["MAX_NUM_NODES", "Graph"]
 
 _SELF_LOOP_CHOICES = ("error", "drop")
@@ -240,6 +242,8 @@ class Graph:
         object.__setattr__(self, "_dst", _readonly(dst))
         if labels is not None:
             labels.data, labels.indices, labels.indptr = (_readonly(a) for a in (labels.data, labels.indices, labels.indptr))
+        if vocabulary is not None:
+            check_label_names(vocabulary)  # every label reaches OpenDP as a string key
         object.__setattr__(self, "_labels", labels)
         object.__setattr__(self, "_vocabulary", vocabulary)
         object.__setattr__(self, "_node_ids", node_ids)

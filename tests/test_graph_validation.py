@@ -595,3 +595,21 @@ def test_a_graphs_arrays_cannot_be_made_writable_again():
     again = pickle.loads(pickle.dumps(g))
     with pytest.raises(ValueError):
         again.src.setflags(write=True)
+
+
+@pytest.mark.parametrize("label", ["a\x00x", "\x00", "lone\ud800surrogate"])
+def test_labels_opendp_cannot_carry_are_refused(label):
+    """Red-team finding: OpenDP cuts string keys at NUL ('a\\x00x' and 'a\\x00y' became one key,
+    and a release told two neighbours apart with certainty), and lone surrogates raised at
+    release time. Every constructor refuses them, as does a query's vocabulary."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    with pytest.raises(ValueError, match="NUL|Unicode"):
+        dpg.Graph.from_edges([0], [1], labels=[[label]])
+    with pytest.raises(ValueError, match="NUL|Unicode"):
+        dpg.Graph.from_edges([0], [1], labels=[["ok"]]).with_label_sets([[label]])
+    with pytest.raises(ValueError, match="NUL|Unicode"):
+        dpg.Graph.from_arrays(np.array([0]), np.array([1]), 2, label_matrix=sp.csr_array(np.ones((1, 1))), vocabulary=[label])
+    with pytest.raises(ValueError, match="NUL|Unicode"):
+        (dpg.graph_domain(labeled=True), dpg.edge_distance()) >> dpg.then_label_count_map(1, ["ok", label])
