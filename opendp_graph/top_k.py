@@ -28,13 +28,15 @@ _MONOTONIC = dp.linf_distance(T=dp.i64, monotonic=True)
 _LINF = dp.linf_distance(T=dp.i64)
 
 
-def _top_k_counts(input_domain, input_metric, c: int, vocabulary):
-    """Stage 2's counts over ``vocabulary``: under the monotonic L∞ distance where the input
-    metric proves it (half the noisy top-k's ε), else under L∞."""
+def _stage_2_metric(input_domain, input_metric, c: int, probe, d_in):
+    """Stage 2's output metric: monotonic L∞ where the input metric proves it at ``d_in`` (half
+    the noisy top-k's ε; one unit only), else L∞. Decided once, from public arguments."""
     try:
-        return (input_domain, input_metric) >> then_label_counts(c, vocabulary, output_metric=_MONOTONIC)
-    except ValueError:
-        return (input_domain, input_metric) >> then_label_counts(c, vocabulary, output_metric=_LINF)
+        counts = (input_domain, input_metric) >> then_label_counts(c, probe, output_metric=_MONOTONIC)
+        counts.map(d_in)
+        return _MONOTONIC
+    except (ValueError, dp.OpenDPException):
+        return _LINF
 
 
 def make_candidate_top_k(
@@ -68,11 +70,13 @@ def make_candidate_top_k(
     distance ``d_in`` (the map is OpenDP's compositor's, defined up to ``d_in``): OpenDP's
     adaptive composition of ``(ε₁, δ₁)`` (stage 1's map) and ``(ε₂, 0)``. Stage 2's budget
     ``ε₂ = k·Δ∞/top_k_scale`` (``2k·Δ∞/top_k_scale`` if not monotonic) is fixed before any data
-    is read: it is stage 2's map for a one-property vocabulary, and the L∞ (and monotonic) maps
-    of the label counts do not depend on the vocabulary (one unit moves each count by at most
-    ``Δ∞`` whichever properties are counted: *Top-k* in :func:`~opendp_graph.make_label_counts`),
-    so every stage 2 the candidates can produce fits it (``k' ≤ k`` only lowers it); OpenDP's
-    compositor checks each query against it. Stage 2's vocabulary is a function of stage 1's
+    is read: it is OpenDP's own map of stage 2 over ``k`` placeholder properties (the model's
+    first ``k`` if the metric restricts the vocabulary), and the L∞ (and monotonic) maps of the
+    label counts do not depend on which properties are counted (one unit moves each count by at
+    most ``Δ∞`` whichever they are: *Top-k* in :func:`~opendp_graph.make_label_counts`), so every
+    stage 2 the candidates can produce fits it (``k' ≤ k`` only lowers OpenDP's map); OpenDP's
+    compositor checks each query against it. The monotonic bound is used only where it holds at
+    ``d_in`` (one unit), else plain L∞. Stage 2's vocabulary is a function of stage 1's
     release only (post-processing), which is what adaptive composition allows. Under a relaxed
     Pufferfish metric wrap the result in
     :func:`~opendp_graph.pufferfish.make_pufferfish_approximate`.
@@ -86,7 +90,8 @@ def make_candidate_top_k(
     :param input_domain: a labeled graph domain.
     :param input_metric: any metric with label rules (edge, group, node, edge-label, Blowfish,
         Pufferfish).
-    :param d_in: the input distance the budget is stated for (e.g. ``1``).
+    :param d_in: the input distance the budget is stated for (e.g. ``1``; above ``1`` stage 2
+        uses plain L∞, twice the ε, since two units can move counts both ways).
     :param max_labels_per_edge: ``c``, properties one edge contributes (both stages; not applied
         under a Pufferfish metric).
     :param k: how many properties to release, ``≥ 1``.
@@ -116,15 +121,22 @@ def make_candidate_top_k(
     candidates = (input_domain, input_metric) >> then_label_count_map(c) >> then_laplace_threshold(
         scale=candidate_scale, threshold=candidate_threshold
     )
-    # stage 2's budget, fixed now: its map for a one-property vocabulary (any property the
-    # metric may count), which every vocabulary of candidates shares (docstring)
+    # stage 2's budget, fixed now: OpenDP's own map of the noisy top-k over k properties the
+    # metric may count (fewer if its vocabulary is smaller, and then so is every candidate list);
+    # the L∞ maps do not depend on which properties are counted (docstring), and a smaller k'
+    # only lowers OpenDP's map, so every stage 2 the candidates can produce fits it
     restriction = getattr(metric_descriptor(input_metric), "vocabulary", None)
-    probe = [restriction[0]] if isinstance(restriction, tuple) and restriction else ["_"]
-    reference = _top_k_counts(input_domain, input_metric, c, probe) >> dp.m.then_noisy_top_k(
-        dp.max_divergence(), k=1, scale=top_k_scale
-    )
+    probe = list(restriction[:k]) if isinstance(restriction, tuple) else [f"_{i}" for i in range(k)]
+    if not probe:
+        raise ValueError("the input metric's model describes no property: there is nothing to rank")
+    metric_2 = _stage_2_metric(input_domain, input_metric, c, probe, d_in)
+
+    def stage_2(vocabulary: list[str], chosen: int) -> dp.Measurement:
+        counts = (input_domain, input_metric) >> then_label_counts(c, vocabulary, output_metric=metric_2)
+        return counts >> dp.m.then_noisy_top_k(dp.max_divergence(), k=chosen, scale=top_k_scale)
+
     epsilon_1, delta_1 = candidates.map(d_in)
-    epsilon_2 = k * reference.map(d_in)  # noisy top-k's map is linear in k
+    epsilon_2 = stage_2(probe, len(probe)).map(d_in)
     measure = dp.approximate(dp.max_divergence())
     compositor = dp.c.make_adaptive_composition(
         input_domain, input_metric, measure, d_in=d_in, d_mids=[(epsilon_1, delta_1), (epsilon_2, 0.0)]
@@ -135,10 +147,7 @@ def make_candidate_top_k(
         names = sorted(released)
         if not names:
             return []
-        chosen = min(k, len(names))
-        stage_2 = _top_k_counts(input_domain, input_metric, c, names) >> dp.m.then_noisy_top_k(
-            dp.max_divergence(), k=chosen, scale=top_k_scale
-        )
-        return [names[i] for i in queryable(dp.c.make_approximate(stage_2))]
+        release = stage_2(names, min(k, len(names)))
+        return [names[i] for i in queryable(dp.c.make_approximate(release))]
 
     return compositor >> dp.new_function(run_both, TO="ExtrinsicObject")

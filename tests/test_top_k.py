@@ -133,3 +133,26 @@ def test_enron_top_words_reach_the_issue_targets(dataset):
     assert union["union_size"] >= 5 and union["union_precision"] >= 0.7
     globals_at_one = [r for r in rows.values() if r["release"].startswith("Global fitted on the private period") and "epsilon" not in r["release"]]
     assert globals_at_one and all(r["overlap"] < 10 for r in globals_at_one)
+
+
+@pytest.mark.parametrize("scale", [0.3, 1.1, 0.7, 2.9])
+@pytest.mark.parametrize("k", [2, 3, 5])
+def test_stage_two_always_fits_its_budget(scale, k):
+    """Red-team finding: the budget was k times the one-property map, and OpenDP's own map for k
+    is sometimes one float step larger, so stage 2 failed whenever k candidates came out."""
+    labels = [[f"w{i}" for i in range(6)]] * 30
+    g = dpg.Graph.from_edges(range(30), range(1, 31), labels=labels)
+    for metric in (dpg.edge_distance(), dpg.edge_label_distance()):
+        m = dpg.make_candidate_top_k(LABELED, metric, 1, 6, k, 0.5, 15, scale)
+        out = m(g)  # six candidates of count 30: stage 2 runs with k' = k
+        assert len(out) == k
+
+
+def test_monotonic_only_where_it_holds_at_d_in():
+    """At d_in = 2 under edge distance stage 2 uses plain L∞ (two units can move counts both
+    ways), and the budget says so."""
+    m = dpg.make_candidate_top_k(LABELED, dpg.edge_distance(), 2, 2, 2, 3.0, 40, 5.0)
+    union = (LABELED, dpg.edge_distance()) >> dpg.then_label_count_map(2) >> dpg.then_laplace_threshold(scale=3.0, threshold=40)
+    eps, delta = m.map(2)
+    assert eps == pytest.approx(union.map(2)[0] + 2 * 2 * 2 / 5.0) and delta == union.map(2)[1]
+    assert set(m(words_graph())) <= {"gas", "power", "lunch"}

@@ -499,7 +499,8 @@ def _pufferfish_counts_monotonic(domain, metric: PufferfishDistance, c):
     """``max(hi, −lo) = max(W, 1)`` at ``d_in = 1`` into ``linf_distance(monotonic=True)``, when
     the cap cannot bind: one coupled flip then moves the flipped property's count only (proof of
     ``label_counts`` below), and a change of one coordinate is monotonic. When the cap can bind a
-    flip may raise one count and lower a displaced one: refused."""
+    flip may raise one count and lower a displaced one: refused (no query under this metric
+    builds a capped contribution; the branch states the rule for one that would)."""
     c = LabelContribution.of(c)
     if c.can_displace:
         raise ValueError(
