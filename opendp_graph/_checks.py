@@ -98,6 +98,10 @@ def not_a_graph(value: Any) -> str:
     return message + (name if module in ("", "builtins") else f"{module}.{name}")
 
 
+# OpenDP's names of the integer types (a domain's carrier), for "is this data integer?"
+OPENDP_INTEGER_TYPES = frozenset({"i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize"})
+
+
 def check_label_names(names: Any, what: str = "a label") -> None:
     """Refuse property names that OpenDP cannot carry as distinct keys: OpenDP passes a count
     map's keys to its core as NUL-terminated UTF-8, so a name with a NUL character is cut at it

@@ -38,10 +38,11 @@ from typing import Any
 
 import opendp.prelude as dp
 
+from ._checks import OPENDP_INTEGER_TYPES
+
 __all__ = ["Accuracy", "accuracy", "summarize"]
 
 _NOISES = ("laplace", "discrete_laplace", "gaussian", "discrete_gaussian")
-_INTEGER_TYPES = {"i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize"}
 _FLOAT_TYPES = {"f32", "f64"}
 # combinators that change how the privacy loss is stated, never what is released
 _MEASURE_CONVERSIONS = {
@@ -429,7 +430,7 @@ def accuracy(measurement: dp.Measurement, alpha: float = 0.05) -> Accuracy:
     name, kwargs, path = _noise_record(measurement)
     input_domain = kwargs.get("input_domain")
     element = _innermost_type(getattr(input_domain, "carrier_type", None))
-    if element in _INTEGER_TYPES:
+    if element in OPENDP_INTEGER_TYPES:
         discrete = True
     elif element in _FLOAT_TYPES:
         discrete = False

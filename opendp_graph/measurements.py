@@ -11,12 +11,10 @@ from numbers import Integral, Real
 
 import opendp.prelude as dp
 
-from ._checks import float_at_most
+from ._checks import OPENDP_INTEGER_TYPES, float_at_most
 from .transformations._core import then
 
 __all__ = ["make_laplace_threshold", "then_laplace_threshold", "calibrate_laplace_threshold"]
-
-_INTEGER_TYPES = {"i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize"}
 
 
 def _value_type(input_domain: dp.Domain) -> str:
@@ -66,7 +64,7 @@ def make_laplace_threshold(
     """
     dp.assert_features("contrib", "honest-but-curious")
     value_type = _value_type(input_domain)
-    if value_type not in _INTEGER_TYPES:
+    if value_type not in OPENDP_INTEGER_TYPES:
         raise TypeError(
             f"this correction is derived for integer counts, got values of type {value_type}; "
             "use OpenDP's make_laplace_threshold for float values"
