@@ -29,7 +29,7 @@ words of the snapshot. Rows (ε = 1, δ = 10⁻⁶ where a δ is needed):
   structure's neighbourhood sizes (the structure is public under a Pufferfish metric).
 
 **Our figures** (runs of 2026-11-23, 30 trials each, ε = 1; the median moves by about one between
-runs): edge level over the snapshot's 200 most frequent words **17** of 20 (scale 20; two runs),
+runs): edge level over the snapshot's 200 most frequent words **16.5–17** of 20 (scale 20; three runs),
 over all its 5,162 words 15–16 (three runs; over the private period's own words, a reference,
 15–16); two stages with no list **0** (stage 1's threshold of 245 at scale 16 is above every
 count the lexicographic cap of 8 words per edge leaves); set union over the snapshot's words
@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 import opendp.prelude as dp
 
-from .. import graph_domain, pufferfish_distance
+from .. import edge_distance, graph_domain, pufferfish_distance
 from ..datasets import load_enron
 from ..graph import Graph
 from ..measurements import calibrate_laplace_threshold, make_laplace_threshold
@@ -76,21 +76,40 @@ def _noisy_top_k(counts: list[int], k: int, scale: float) -> list[int]:
     return dp.m.make_noisy_top_k(domain, MONO, dp.max_divergence(), k=k, scale=scale)(counts)
 
 
-def _union(g: Graph, c: int, vocab, epsilon: float, delta: float, trials: int, ranked: list[str]):
-    """The edge-level set union alone at (ε, δ): median size and precision (the share of the
-    released words among the private period's most frequent words of the same number)."""
-    from .. import edge_distance
-
+def _edge_union(g: Graph, c: int, vocab, epsilon: float, delta: float):
+    """The edge-level set union calibrated to ``(ε, δ)``: its OpenDP measurement on a count
+    map, the exact count map it applies to, and its scale and threshold."""
     count_map = (graph_domain(labeled=True), edge_distance()) >> then_label_count_map(c, vocab)
     scale, threshold = calibrate_laplace_threshold(count_map, 1, epsilon, delta)
     union = make_laplace_threshold(count_map.output_domain, count_map.output_metric, scale=scale, threshold=threshold)
-    exact = label_count_map(g, c, vocab)
+    return union, label_count_map(g, c, vocab), scale, threshold
+
+
+def _precision(released, ranked: list[str]) -> float:
+    """The share of the released words among the true most frequent words of the same number."""
+    return len(set(ranked[: len(released)]) & set(released)) / len(released)
+
+
+def _edge_top_k_scale(k: int, epsilon: float) -> float:
+    """The scale of OpenDP's noisy top-k at edge level for ``ε`` (monotonic L∞: one edge moves
+    every count by at most one, the same way; the map does not depend on the words counted)."""
+    query = (graph_domain(labeled=True), edge_distance()) >> then_label_counts(
+        k, [f"_{i}" for i in range(k)], output_metric=MONO
+    )
+    return dp.binary_search_param(
+        lambda s: query >> dp.m.then_noisy_top_k(dp.max_divergence(), k=k, scale=s), d_in=1, d_out=epsilon
+    )
+
+
+def _union(g: Graph, c: int, vocab, epsilon: float, delta: float, trials: int, ranked: list[str]):
+    """The edge-level set union alone at (ε, δ): median size and precision."""
+    union, exact, scale, threshold = _edge_union(g, c, vocab, epsilon, delta)
     sizes, precisions = [], []
     for _ in range(trials):
         released = union(exact)
         sizes.append(len(released))
         if released:
-            precisions.append(len(set(ranked[: len(released)]) & set(released)) / len(released))
+            precisions.append(_precision(released, ranked))
     return {
         "scale": f"{scale:.3g}",
         "threshold": threshold,
@@ -100,26 +119,17 @@ def _union(g: Graph, c: int, vocab, epsilon: float, delta: float, trials: int, r
 
 
 def _two_stage(g: Graph, c: int, k: int, epsilon: float, delta: float, trials: int, truth: set, ranked: list[str]):
-    from .. import edge_distance
-
-    space = graph_domain(labeled=True), edge_distance()
-    count_map = space >> then_label_count_map(c)
-    s1, threshold = calibrate_laplace_threshold(count_map, 1, epsilon / 2, delta)
-    counts_query = space >> then_label_counts(c, [f"_{i}" for i in range(k)], output_metric=MONO)
-    s2 = dp.binary_search_param(
-        lambda s: counts_query >> dp.m.then_noisy_top_k(dp.max_divergence(), k=k, scale=s), d_in=1, d_out=epsilon / 2
-    )
-    exact_map = label_count_map(g, c)
-    union = make_laplace_threshold(count_map.output_domain, count_map.output_metric, scale=s1, threshold=threshold)
+    """``make_candidate_top_k``'s two releases at ``ε/2`` each, on the exact counts."""
+    union, exact_map, s1, threshold = _edge_union(g, c, None, epsilon / 2, delta)
+    s2 = _edge_top_k_scale(k, epsilon / 2)
     overlaps, sizes, precisions = [], [], []
     for _ in range(trials):
         released = sorted(union(exact_map))
         sizes.append(len(released))
-        top_n = set(ranked[: len(released)])
-        precisions.append(len(top_n & set(released)) / len(released) if released else float("nan"))
         if not released:
             overlaps.append(0)
             continue
+        precisions.append(_precision(released, ranked))
         exact = [exact_map[w] for w in released]
         chosen = _noisy_top_k(exact, min(k, len(released)), s2)
         overlaps.append(_overlap([released[i] for i in chosen], truth))
@@ -128,23 +138,20 @@ def _two_stage(g: Graph, c: int, k: int, epsilon: float, delta: float, trials: i
         "threshold": threshold,
         "overlap": float(np.median(overlaps)),
         "union_size": float(np.median(sizes)),
-        "union_precision": float(np.nanmedian(precisions)) if any(s for s in sizes) else float("nan"),
+        "union_precision": round(float(np.median(precisions)), 3) if precisions else float("nan"),
     }
 
 
 def _one_stage_edge(g: Graph, vocab: list[str], k: int, epsilon: float, trials: int, truth: set):
-    from .. import edge_distance
-
-    query = (graph_domain(labeled=True), edge_distance()) >> then_label_counts(len(vocab), vocab, output_metric=MONO)
-    scale = dp.binary_search_param(
-        lambda s: query >> dp.m.then_noisy_top_k(dp.max_divergence(), k=k, scale=s), d_in=1, d_out=epsilon
-    )
+    scale = _edge_top_k_scale(k, epsilon)
     exact = label_counts(g, len(vocab), vocab)
     overlaps = [_overlap([vocab[i] for i in _noisy_top_k(exact, k, scale)], truth) for _ in range(trials)]
     return {"scale": f"{scale:.3g}", "overlap": float(np.median(overlaps))}
 
 
-def _global_laplace(g: Graph, model, vocab, k, epsilon, delta, trials, truth):
+def _pufferfish_laplace_top_k(g: Graph, model, vocab, k, epsilon, delta, trials, truth):
+    """Laplace counts at scale ``max(W, 1)/ε`` (``W_δ`` at ``δ > 0``), and the top ``k`` of the
+    noisy counts (post-processing)."""
     metric = pufferfish_distance(model, delta=delta)
     query = (graph_domain(labeled=True), metric) >> then_label_counts(1, vocab)
     scale = dp.binary_search_param(lambda s: query >> dp.m.then_laplace(scale=s), d_in=1, d_out=epsilon)
@@ -200,7 +207,7 @@ def top_words_rows(
         for name, d in (("exact W", 0.0), (f"W_delta, delta = {delta:g}", delta)):
             rows.append({"release": f"Global fitted on the {where}, {name}: Laplace counts over the public words, top {k}",
                          "public": "yes" if where == "public snapshot" else "no (W read off the data)",
-                         **_global_laplace(private, model, public_vocab, k, epsilon, d, trials, truth)})
+                         **_pufferfish_laplace_top_k(private, model, public_vocab, k, epsilon, d, trials, truth)})
     # a fully public model: the snapshot's p0, p1 and the public structure's neighbourhood sizes
     snapshot = BinomialModel.fit(public, source="public")
     adjacent = private.degrees[private.edges[:, 0]] + private.degrees[private.edges[:, 1]] - 2
@@ -209,11 +216,11 @@ def top_words_rows(
     )
     for name, d in (("exact W", 0.0), (f"W_delta, delta = {delta:g}", delta)):
         rows.append({"release": f"Binomial with the snapshot's p0, p1 on the public structure, {name}: Laplace counts, top {k}",
-                     "public": "yes", **_global_laplace(private, public_binomial, public_vocab, k, epsilon, d, trials, truth)})
+                     "public": "yes", **_pufferfish_laplace_top_k(private, public_binomial, public_vocab, k, epsilon, d, trials, truth)})
     # what the Global row would need: the ε at which its median overlap reaches half the top k
     for eps in (2.0, 3.0, 5.0):
         rows.append({"release": f"Global fitted on the private period, exact W, epsilon = {eps:g}", "public": "no (W read off the data)",
-                     **_global_laplace(private, fitted["private period"], public_vocab, k, eps, 0.0, trials, truth)})
+                     **_pufferfish_laplace_top_k(private, fitted["private period"], public_vocab, k, eps, 0.0, trials, truth)})
     counts = np.sort(np.asarray(private.labels.sum(axis=0)).ravel())[::-1][: k + 5].tolist()
     rows.append({"release": f"true counts of ranks 1..{k + 5} (private period)", "public": "-", "scale": str(counts)})
     in_public = len(truth & set(public_vocab))
