@@ -311,13 +311,13 @@ def make_label_counts(
     out_domain = dp.vector_domain(dp.atom_domain(T=dp.i64), size=size)
     contribution = _contribution(c, domain, len(vocab), input_metric)
     applied = _applied_cap(contribution)
-    if norm == "l1":
-        query, params, adapt = "label_counts", {"c": contribution}, None
-    elif norm == "linf":
-        # the vector is the count map on the vocabulary, absent keys 0: its L∞ is the map's ℓ∞
-        query, params, adapt = "label_count_map", {"c": contribution}, _linf_of_map
-    else:
-        query, params, adapt = "label_counts_monotonic", {"c": contribution}, None
+    # the rule each norm is proved by; L∞: the vector is the count map on the vocabulary, absent
+    # keys 0, so its L∞ is the map's ℓ∞
+    query, adapt = {
+        "l1": ("label_counts", None),
+        "linf": ("label_count_map", _linf_of_map),
+        "linf_monotonic": ("label_counts_monotonic", None),
+    }[norm]
     return make_graph_transformation(
         input_domain,
         input_metric,
@@ -325,7 +325,7 @@ def make_label_counts(
         output_domain=out_domain,
         output_metric=_NORMS[norm](),
         function=lambda g: label_counts(g, applied, vocab),
-        params=params,
+        params={"c": contribution},
         adapt=adapt,
     )
 
