@@ -156,3 +156,14 @@ def test_monotonic_only_where_it_holds_at_d_in():
     eps, delta = m.map(2)
     assert eps == pytest.approx(union.map(2)[0] + 2 * 2 * 2 / 5.0) and delta == union.map(2)[1]
     assert set(m(words_graph())) <= {"gas", "power", "lunch"}
+
+
+def test_refuses_a_graph_its_model_does_not_cover():
+    """Under a Pufferfish model the release refuses, before it reads a label, a structure the
+    model never described (the words graph has neighbourhoods of 2 adjacent edges)."""
+    narrow = BinomialModel(p0=0.01, p1=0.3, neighbour_counts=[0, 1])
+    top = dpg.make_candidate_top_k(LABELED, dpg.pufferfish_distance(narrow), 1, 1, 2, 13.0, 200, 26.0)
+    with pytest.raises(dp.OpenDPException, match="does not cover"):
+        top(words_graph())
+    with pytest.raises(dp.OpenDPException, match="labeled|domain|member"):
+        top(dpg.Graph.from_edges([0], [1]))  # unlabeled: outside the domain
