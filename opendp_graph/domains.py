@@ -58,6 +58,13 @@ class GraphDomain:
     def member(self, value: Any) -> bool:
         return self.violation(value) is None
 
+    def refusal(self, query: str) -> str | None:
+        """Why members of this domain cannot answer ``query`` (``None``: they can). Every query
+        runs on a :class:`~opendp_graph.Graph`; a distributed domain
+        (:func:`opendp_graph.spark.graph_domain`) refuses those it cannot compute exactly where
+        the data lives, when the query is built."""
+        return None
+
     def check_member(self, value: Any) -> None:
         """Raise a clear ``TypeError``/``ValueError`` if ``value`` is not a member.
 

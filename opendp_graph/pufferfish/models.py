@@ -126,6 +126,7 @@ import numpy as np
 from scipy import stats
 
 from .._checks import positive_integer, property_names
+from .._distributed import DistributedGraph
 from .._progress import check_progress, resolve_progress
 from ..graph import Graph
 from ._stats import NeighbourhoodStats, neighbourhood_stats
@@ -177,10 +178,21 @@ def _not_a_graph(value: Any) -> str:
     return not_a_graph(value)
 
 
-def _check_structure(graph: Any) -> Graph:
-    if not isinstance(graph, Graph):
+def _check_structure(graph: Any) -> Graph | DistributedGraph:
+    """A :class:`~opendp_graph.Graph`, or a graph kept by a distributed engine
+    (:mod:`opendp_graph.spark`), which answers the same statistics as aggregates."""
+    if not isinstance(graph, (Graph, DistributedGraph)):
         raise TypeError(_not_a_graph(graph))
     return graph
+
+
+def _neighbourhood_stats(graph: Graph | DistributedGraph, *, base: float = 10.0, progress: Any = None) -> NeighbourhoodStats:
+    """The shared statistics, computed where the graph lives (on a distributed engine, ``nb`` holds
+    the distinct sizes: :meth:`DistributedGraph.neighbourhood_stats`)."""
+    if isinstance(graph, DistributedGraph):
+        check_progress(progress)  # the engine reports its own progress; the argument is still checked
+        return graph.neighbourhood_stats(base=base)
+    return neighbourhood_stats(graph, base=base, progress=progress)
 
 
 def _check_graph(graph: Any) -> Graph:
@@ -525,7 +537,11 @@ class CorrelationModel(metaclass=_FrozenAfterInit):
         raise NotImplementedError
 
     @staticmethod
-    def _closed_sizes(graph: Graph) -> np.ndarray:
+    def _closed_sizes(graph: Graph | DistributedGraph) -> np.ndarray:
+        """``deg u + deg v − 1`` per edge (of a distributed graph: its distinct values, which is
+        all that ``covers`` and ``for_structure`` read)."""
+        if isinstance(graph, DistributedGraph):
+            return graph.distinct_closed_sizes()
         deg = graph.degrees
         return (deg[graph.src] + deg[graph.dst] - 1).astype(np.int64)
 
@@ -744,7 +760,7 @@ class BinomialModel(CorrelationModel):
         """
         g = _check_graph(graph)
         fitted_on, dependent = _check_source(source)
-        st = neighbourhood_stats(g, progress=progress)  # checks progress before any work
+        st = _neighbourhood_stats(g, progress=progress)  # checks progress before any work
         return cls._from_stats(st, fitted_on, dependent, progress)
 
     @classmethod
@@ -946,7 +962,7 @@ class GlobalModel(_EmpiricalModel):
         """
         g = _check_graph(graph)
         fitted_on, dependent = _check_source(source)
-        st = neighbourhood_stats(g, progress=progress)
+        st = _neighbourhood_stats(g, progress=progress)
         return cls._from_stats(st, fitted_on, dependent)
 
     @classmethod
@@ -1136,7 +1152,7 @@ class ConditionalModel(_EmpiricalModel):
         base = _check_base(base)
         fitted_on, dependent = _check_source(source)
         cls._check_unobserved(unobserved)  # before the expensive pass
-        st = neighbourhood_stats(g, base=base, progress=progress)
+        st = _neighbourhood_stats(g, base=base, progress=progress)
         return cls._from_stats(st, fitted_on, dependent, g.vocabulary, unobserved)
 
     @classmethod
@@ -1376,7 +1392,7 @@ def fit_all(graph: Graph, *, base: float = 10.0, source: str = "private", progre
     g = _check_graph(graph)
     base = _check_base(base)
     fitted_on, dependent = _check_source(source)
-    st = neighbourhood_stats(g, base=base, progress=progress)
+    st = _neighbourhood_stats(g, base=base, progress=progress)
     return {
         "Binomial": BinomialModel._from_stats(st, fitted_on, dependent, progress),
         "Global": GlobalModel._from_stats(st, fitted_on, dependent),

@@ -84,6 +84,9 @@ def make_graph_transformation(
             f"{metric!r} protects edge labels only, and the domain is unlabeled: nothing would be protected "
             "(use graph_domain(labeled=True) for labelled graphs, or an edge/node metric to protect the structure)"
         )
+    refusal = domain.refusal(query)
+    if refusal is not None:
+        raise ValueError(refusal)
     stability = resolve_stability(query, domain, metric, **(params or {}))
     if adapt is not None:
         stability = adapt(stability)

@@ -14,6 +14,7 @@ from numbers import Integral
 import numpy as np
 import opendp.prelude as dp
 
+from .._distributed import DistributedGraph
 from ..domains import GraphDomain, graph_domain_descriptor
 from ..graph import Graph
 from ..metrics import (
@@ -159,6 +160,8 @@ def make_binned(
 def degree_histogram(graph: Graph, max_degree: int) -> list[int]:
     """Non-private degree histogram: bin ``k`` counts nodes of degree ``k``; the last bin
     (``max_degree``) counts every node of degree ``≥ max_degree``."""
+    if isinstance(graph, DistributedGraph):  # computed where the graph lives (opendp_graph.spark)
+        return graph.degree_histogram(max_degree)
     clamped = np.minimum(graph.degrees, max_degree)
     return np.bincount(clamped, minlength=max_degree + 1).astype(np.int64).tolist()
 

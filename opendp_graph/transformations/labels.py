@@ -37,6 +37,7 @@ import opendp.prelude as dp
 import scipy.sparse as sp
 
 from .._checks import positive_integer, property_names
+from .._distributed import DistributedGraph
 from ..domains import GraphDomain, graph_domain_descriptor
 from ..graph import Graph
 from ..metrics import EdgeDistance, EdgeLabelDistance, GroupDistance, NodeDistance, integer_d_in, metric_descriptor
@@ -198,12 +199,17 @@ def selected_labels(graph: Graph, max_labels_per_edge: int | None, vocabulary: S
 
 def label_counts(graph: Graph, max_labels_per_edge: int | None, vocabulary: Sequence[str]) -> list[int]:
     """Non-private: for each vocabulary entry, the number of edges that contribute it."""
+    if isinstance(graph, DistributedGraph):  # computed where the graph lives (opendp_graph.spark)
+        counts = graph.label_counts(max_labels_per_edge, vocabulary)
+        return [counts.get(w, 0) for w in vocabulary]
     _, ranks = selected_labels(graph, max_labels_per_edge, vocabulary)
     return np.bincount(ranks, minlength=len(vocabulary)).astype(np.int64).tolist()
 
 
 def label_count_map(graph: Graph, max_labels_per_edge: int | None, vocabulary: Sequence[str] | None = None) -> dict[str, int]:
     """Non-private: ``{property: count}`` for every contributed property (count > 0)."""
+    if isinstance(graph, DistributedGraph):
+        return graph.label_counts(max_labels_per_edge, vocabulary)
     _, ranks = selected_labels(graph, max_labels_per_edge, vocabulary)
     names = vocabulary if vocabulary is not None else graph.vocabulary
     counts = np.bincount(ranks, minlength=len(names))
