@@ -57,4 +57,15 @@ from .polars import *  # noqa: E402,F401,F403
 
 __version__ = "0.1.0.dev0"
 
+
+def __getattr__(name: str):
+    # ``dpg.spark`` is imported on first use only (it needs the optional pyspark, which it imports
+    # lazily itself): nothing else in the package imports it.
+    if name == "spark":
+        import importlib
+
+        return importlib.import_module(".spark", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 register_with_context()

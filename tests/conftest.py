@@ -14,6 +14,7 @@ cannot be resolved. Such tests get the ``needs_data`` marker automatically
 """
 
 import os
+import shutil
 from pathlib import Path
 
 import opendp.prelude as dp
@@ -52,12 +53,36 @@ def skip_without_data(names, reader: str) -> None:
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "needs_data: reads a real data set (skipped when the resolver cannot find it)")
+    config.addinivalue_line("markers", "spark: runs on the local Spark session (skipped without pyspark or Java)")
 
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if DATA_FIXTURES & set(getattr(item, "fixturenames", ())):
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if DATA_FIXTURES & fixtures:
             item.add_marker(pytest.mark.needs_data)
+        if "spark" in fixtures:
+            item.add_marker(pytest.mark.spark)
+            item.add_marker(pytest.mark.timeout(SPARK_TIMEOUT_S))
+
+
+SPARK_TIMEOUT_S = 600  # a Spark job that runs out of heap can hang instead of failing
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local Spark session for the whole run (``local[2]``, UI off, 4 shuffle partitions;
+    starting one costs 6–10 s, a second one in the same process 0.2 s). Skips, with the reason,
+    without pyspark/pyarrow (``pip install -e ".[spark]"``) or Java."""
+    for module in ("pyspark", "pyarrow"):
+        pytest.importorskip(module, reason=f'the Spark tests need {module}: pip install -e ".[test,spark]"')
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("the Spark tests need Java 17 (no java on PATH and no JAVA_HOME)")
+    import opendp_graph as dpg
+
+    session = dpg.spark.local_session(2, shuffle_partitions=4)
+    yield session
+    session.stop()
 
 
 @pytest.fixture(scope="session")
