@@ -353,13 +353,20 @@ def test_builder_refuses_bad_input(spark):
         dpg.spark.graph_from_spark(good, labels_df=labels([-1], [4], ["x"]))  # -1·n + 4 would be edge (0, 1)'s key
     with pytest.raises(ValueError, match="NUL"):
         dpg.spark.graph_from_spark(good, labels_df=labels([0], [1], ["a\x00b"]))
-    with pytest.raises(ValueError, match="null"):
-        dpg.spark.graph_from_spark(good, labels_df=table(src=pa.array([0]), dst=pa.array([1]), label=pa.array([None], pa.string())))
+    # a null label, a null list or a null inside a list adds no label (as Graph.from_polars)
+    nulls = dpg.spark.graph_from_spark(good, labels_df=table(src=pa.array([0]), dst=pa.array([1]), label=pa.array([None], pa.string())))
+    assert nulls.is_labeled and nulls.vocabulary == ()
+    lists = table(src=pa.array([0, 1, 0]), dst=pa.array([1, 2, 1]), label=pa.array([None, ["b", None], []], pa.list_(pa.string())))
+    assert dpg.spark.graph_from_spark(good, labels_df=lists).label_counts(None, None) == {"b": 1}
     from pyspark.sql import functions as F
 
     invalid = labels([0, 0], [1, 1], ["x", "y"]).select("src", "dst", F.unhex(F.when(F.col("label") == "x", "FF").otherwise("FE")).cast("string").alias("label"))
     with pytest.raises(ValueError, match="not valid Unicode"):  # both would come back as U+FFFD and merge
         dpg.spark.graph_from_spark(good, labels_df=invalid)
+    # a collated column (UTF8_LCASE groups "A" with "a") is compared byte by byte, as Python does
+    cased = labels([0, 1], [1, 2], ["A", "a"]).select("src", "dst", F.collate(F.col("label"), "UTF8_LCASE").alias("label"))
+    graph = dpg.spark.graph_from_spark(good, labels_df=cased)
+    assert graph.vocabulary == ("A", "a") and graph.label_counts(None, None) == {"A": 1, "a": 1}
     with pytest.raises(TypeError, match="strings or arrays of strings"):
         dpg.spark.graph_from_spark(good, labels_df=table(src=pa.array([0]), dst=pa.array([1]), label=pa.array([3])))
     # a labelled self-loop: an error by default; dropped with its labels on request

@@ -240,7 +240,8 @@ def graph_from_spark(
     :param src: name of the first endpoint's column (in both frames).
     :param dst: name of the second endpoint's column (in both frames).
     :param labels_df: optional, rows ``(src, dst, label)``: ``label`` is a string or an array of
-        strings (each element one label). Every row must name a pair that is an edge of
+        strings (each element one label); as in ``Graph.from_polars``, a null (string, array or
+        element) or an empty array adds no label. Every row must name a pair that is an edge of
         ``edges_df`` (a message log can be passed as both frames). A graph built with
         ``labels_df`` is *labeled* even if it has no rows.
     :param label: the label column of ``labels_df``.
@@ -340,36 +341,31 @@ def _canonical_labels(labels_df: Any, src: str, dst: str, label: str, num_nodes:
     if not (is_array or isinstance(kind, types.StringType)):
         raise TypeError(f"column {label!r} (label) holds {kind.simpleString()}; labels are strings or arrays of strings")
     rows = labels_df.select(F.col(src).cast("long").alias("u"), F.col(dst).cast("long").alias("v"), F.col(label).alias("label"))
-    null_rows = _first_row(
-        rows,
-        F.sum(F.when(F.col("u").isNull() | F.col("v").isNull(), 1).otherwise(0)).alias("pairs"),
-        F.sum(F.when(F.col("label").isNull(), 1).otherwise(0)).alias("labels"),
-    )
-    if null_rows["pairs"]:
-        raise ValueError(f"labels_df has {null_rows['pairs']} row(s) with a null {src} or {dst}")
-    if null_rows["labels"]:
-        raise ValueError(f"labels_df has {null_rows['labels']} row(s) with a null {label}; a label is a string")
     if is_array:  # one row per element; an empty array adds no label
-        rows = rows.select("u", "v", F.explode(F.col("label")).alias("label"))
+        rows = rows.select("u", "v", F.explode_outer(F.col("label")).alias("label"))
+    # Labels are compared as bytes, as Python compares strings: a column declared with another
+    # collation (e.g. UTF8_LCASE) would make Spark group "A" with "a" and return either spelling
+    rows = rows.select("u", "v", F.collate(F.col("label"), "UTF8_BINARY").alias("label"))
     facts = _first_row(
         rows,
+        F.sum(F.when(F.col("u").isNull() | F.col("v").isNull(), 1).otherwise(0)).alias("null_pairs"),
         F.min(F.least("u", "v")).alias("low"),
         F.max(F.greatest("u", "v")).alias("high"),
-        F.sum(F.when(F.col("label").isNull(), 1).otherwise(0)).alias("null_labels"),
         F.sum(F.when(F.instr(F.col("label"), "\u0000") > 0, 1).otherwise(0)).alias("nul"),
         # Spark keeps strings as bytes it does not validate (e.g. read from Parquet); two invalid
         # byte strings would group apart and come back to Python as the same text
         F.sum(F.when(~F.expr("is_valid_utf8(label)"), 1).otherwise(0)).alias("invalid"),
     )
+    if facts["null_pairs"]:
+        raise ValueError(f"labels_df has {facts['null_pairs']} row(s) with a null {src} or {dst}")
     # indices in range make eid = lo·n + hi one-to-one, so no label can land on another edge
     if facts["low"] is not None and (facts["low"] < 0 or facts["high"] >= num_nodes):
         raise ValueError(f"labels_df names node indices outside 0..num_nodes-1 (num_nodes is {num_nodes})")
-    if facts["null_labels"]:
-        raise ValueError(f"labels_df has {facts['null_labels']} null label(s) in its arrays; a label is a string")
     if facts["nul"]:
         check_label_names(["\x00"])  # the shared message for NUL characters
     if facts["invalid"]:
         check_label_names(["\ud800"])  # the shared message for text that is not valid Unicode
+    rows = rows.filter(F.col("label").isNotNull())  # a null adds no label, as in Graph.from_polars
     if self_loops == "drop":
         rows = rows.filter(F.col("u") != F.col("v"))  # the labels of a dropped self-loop go with it
     n = max(num_nodes, 1)
