@@ -14,6 +14,9 @@ Build it from the repository root, with warnings as errors (``pip install -e ".[
   sources inside ``docs/`` only. myst-nb executes them at build time; nothing is written back to
   ``tutorials/``. The notebooks read the real data sets through ``opendp_graph.datasets``
   (``$OPENDP_GRAPH_DATA``, else ``../shared/data`` beside the checkout, else the per-user cache).
+  Except ``spark.ipynb``: the ``docs`` extra does not install pyspark (nor Java), so the site shows
+  the outputs stored in the notebook (``nb_execution_excludepatterns``); ``tests/test_tutorials.py``
+  executes it for real where pyspark and Java are present.
 * ``README.md`` and ``CHANGELOG.md`` are included (MyST ``{include}``), not copied.
 * Docstrings are reST with ``:param:`` fields; the few NumPy sections ("Parameters" + dashes) go
   through napoleon's NumPy parser (``_numpy_sections`` below).
@@ -88,6 +91,8 @@ autosummary_context = {
 # -- notebooks (myst-nb) --------------------------------------------------------------------------
 
 nb_execution_mode = "force"  # every notebook Sphinx reads is executed, with the package as it is now
+# ... but the Spark one, whose stored outputs are rendered: the docs extra has no pyspark (see above)
+nb_execution_excludepatterns = ["tutorials/spark.ipynb"]
 nb_execution_timeout = 300  # seconds per cell, as tests/test_tutorials.py
 # a failing cell is a warning (mystnb.exec) with its traceback in the log: with -W the build fails,
 # and --keep-going still reports every other problem first

@@ -2,8 +2,9 @@
 
 * Fast, always run: the API reference (``docs/api/*.rst``, hand-written ``autosummary`` lists)
   documents every public name, and ``docs/tutorials.md`` lists every notebook of ``tutorials/``.
-* Slow (``pytest -m slow tests/test_docs.py``, about a minute on two cores: the five notebooks are
-  executed): the full build, with warnings as errors, into a temporary folder. It needs the
+* Slow (``pytest -m slow tests/test_docs.py``, about a minute on two cores: the notebooks are
+  executed, except spark.ipynb, shown with its stored outputs): the full build, with warnings as
+  errors, into a temporary folder. It needs the
   ``docs`` extra (``pip install -e ".[docs]"``; skipped without it) and the real data sets the
   notebooks read (skipped, with the resolver's reason, when one cannot be resolved, like
   ``test_tutorials.py``; it carries the ``needs_data`` marker).

@@ -4,10 +4,19 @@ A notebook reads a real data set through ``dpg.datasets.data_path("<name>")``; i
 with the resolver's reason, when one of the data sets it names cannot be resolved (the tests do
 not download unless ``OPENDP_GRAPH_DOWNLOAD=1``; see ``conftest.py``), and it carries the
 ``needs_data`` marker.
+
+A notebook that uses Spark (its code names ``dpg.spark`` or imports ``pyspark``) is skipped, with
+the reason, when pyspark or pyarrow cannot be imported (``pip install -e ".[test,spark]"``) or
+Java is missing (no ``java`` on ``PATH`` and no ``JAVA_HOME``), as the Spark tests are; it
+carries the ``spark`` marker, and its cells get ``SPARK_CELL_TIMEOUT_S`` (a local Spark session
+takes seconds to start and a Spark job that runs out of heap can hang instead of failing).
 """
 
+import importlib
 import json
+import os
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -17,6 +26,9 @@ from opendp_graph.datasets import DATASETS
 
 TUTORIALS = sorted((Path(__file__).resolve().parents[1] / "tutorials").glob("*.ipynb"))
 DATA_CALL = re.compile(r"""data_path\(\s*["']([^"']+)["']""")
+SPARK_USE = re.compile(r"\bdpg\.spark\b|\bopendp_graph\.spark\b|^\s*(?:from|import)\s+pyspark\b", re.M)
+CELL_TIMEOUT_S = 300  # seconds per cell, as docs/conf.py
+SPARK_CELL_TIMEOUT_S = 600
 
 
 def _code(path: Path) -> str:
@@ -29,8 +41,27 @@ def datasets_read_by(path: Path) -> list[str]:
     return sorted(set(DATA_CALL.findall(_code(path))))
 
 
+def uses_spark(path: Path) -> bool:
+    """Whether a notebook's code uses the Spark path (``dpg.spark``, ``opendp_graph.spark``, ``pyspark``)."""
+    return SPARK_USE.search(_code(path)) is not None
+
+
+def spark_unavailable() -> str | None:
+    """Why a notebook that uses Spark cannot run here, or ``None``."""
+    for module in ("pyspark", "pyarrow"):
+        try:
+            importlib.import_module(module)
+        except ImportError as error:
+            return f'{module} cannot be imported ({error}); pip install -e ".[test,spark]"'
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        return "Spark needs Java 17: no java on PATH and no JAVA_HOME"
+    return None
+
+
 def _param(path: Path):
     marks = [pytest.mark.needs_data] if datasets_read_by(path) else []
+    if uses_spark(path):
+        marks.append(pytest.mark.spark)
     return pytest.param(path, id=path.stem, marks=marks)
 
 
@@ -44,13 +75,22 @@ def test_notebooks_read_data_through_the_resolver():
             pytest.fail(f"{path.name} calls {loader}() without naming its data set in data_path(...)")
 
 
+def test_spark_notebooks_are_recognised():
+    assert uses_spark(Path(__file__).resolve().parents[1] / "tutorials" / "spark.ipynb")
+    assert not any(uses_spark(p) for p in TUTORIALS if p.stem in {"quickstart", "polars", "pufferfish"})
+
+
 @pytest.mark.parametrize("path", [_param(p) for p in TUTORIALS])
 def test_tutorial_runs(path):
     skip_without_data(datasets_read_by(path), path.name)
+    spark = uses_spark(path)
+    if spark and (reason := spark_unavailable()) is not None:
+        pytest.skip(f"{path.name} uses Spark: {reason}")
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
     notebook = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}})
+    timeout = SPARK_CELL_TIMEOUT_S if spark else CELL_TIMEOUT_S
+    client = nbclient.NotebookClient(notebook, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}})
     client.execute()
     errors = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", []) if o.output_type == "error"]
     assert not errors
