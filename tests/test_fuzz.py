@@ -131,6 +131,8 @@ def test_vocabularies_are_distinct_strings_or_refused(vocabulary):
         isinstance(vocabulary, list)
         and all(isinstance(w, str) for w in vocabulary)
         and len(set(vocabulary)) == len(vocabulary)
+        # OpenDP's string keys are NUL-terminated UTF-8: such names are refused (_checks.check_label_names)
+        and all("\x00" not in w and not any("\ud800" <= ch <= "\udfff" for ch in w) for w in vocabulary)
     )
     space = dpg.graph_domain(labeled=True), dpg.edge_distance()
     _, error = _outcome(lambda: space >> dpg.then_label_counts(1, vocabulary))

@@ -380,6 +380,35 @@ def test_builder_refuses_bad_input(spark):
         dpg.spark.graph_from_spark(good, labels_df=labels([2], [2], ["y"]))
 
 
+def test_checks_and_build_read_the_input_once(spark):
+    """A source that changes between reads (here a nondeterministic expression) cannot pass the
+    checks with one set of rows and build the graph from another."""
+    from pyspark.sql import functions as F
+
+    rows = spark.range(200).select((F.col("id") % 20).alias("src"), ((F.col("id") + 1) % 20).alias("dst"))
+    shifted = rows.select("src", (F.col("dst") + (F.rand() * 1.999).cast("long") * 1000).alias("dst"))
+    try:
+        graph = dpg.spark.graph_from_spark(shifted)
+    except ValueError:
+        return  # the one read had an id beyond the others: refused, fine
+    assert graph.max_degree <= 2 * 20 and graph.edges.agg(F.max("dst")).first()[0] < graph.num_nodes
+
+
+def test_cached_aggregates_cannot_be_edited(spark):
+    _, remote = both_graphs(spark, *raw_rows(9, m=40))
+    values, _ = remote.neighbourhood_counts()
+    with pytest.raises(ValueError):
+        values[0] = 0
+    stats = remote.neighbourhood_stats()
+    stats.hist0[...] = 0
+    assert remote.neighbourhood_stats().hist0.any()
+
+
+def test_dotted_column_names_are_names(spark):
+    frame = spark.createDataFrame(pa.table({"a.b": pa.array([0, 1], pa.int64()), "c": pa.array([1, 2], pa.int64())}))
+    assert dpg.spark.graph_from_spark(frame, src="a.b", dst="c").num_edges == 2
+
+
 def test_spark_graph_is_immutable_and_not_picklable(spark):
     import pickle
 

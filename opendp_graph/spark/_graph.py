@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,6 +25,11 @@ def _column_type(frame: Any, name: str, what: str) -> Any:
     if name not in fields:
         raise ValueError(f"{what}={name!r} is not a column; the columns are {sorted(fields)}")
     return fields[name]
+
+
+def _column(name: str) -> Any:
+    """The column named ``name`` exactly (backquoted: ``a.b`` is not field ``b`` of struct ``a``)."""
+    return functions().col("`" + name.replace("`", "``") + "`")
 
 
 def _check_index_column(frame: Any, name: str, what: str) -> None:
@@ -199,12 +205,13 @@ class SparkGraph(DistributedGraph):
             rows.sort()
             values = np.array([int(r[0]) for r in rows], dtype=np.int64)
             counts = np.array([int(r[1]) for r in rows], dtype=np.int64)
+            values.flags.writeable = counts.flags.writeable = False  # cached: coverage checks read them
             return values, counts
 
         return self._cached("nb_counts", compute)
 
     def distinct_closed_sizes(self) -> np.ndarray:
-        return self.neighbourhood_counts()[0] + 1
+        return self.neighbourhood_counts()[0] + 1  # a fresh array
 
     def neighbourhood_stats(self, *, base: float = 10.0) -> Any:
         from ._stats import spark_neighbourhood_stats
@@ -212,7 +219,9 @@ class SparkGraph(DistributedGraph):
         if self._labels is None:
             raise ValueError("the correlation models need a labeled graph")
         # cached per base: fitting the three models one by one costs one pass, as fit_all does
-        return self._cached(f"stats:{float(base)!r}", lambda: spark_neighbourhood_stats(self, base))
+        # a copy per call, as the single-machine pass returns fresh arrays: a caller's edit cannot
+        # reach the next fit or coverage check
+        return copy.deepcopy(self._cached(f"stats:{float(base)!r}", lambda: spark_neighbourhood_stats(self, base)))
 
 
 def _first_row(frame: Any, *columns: Any) -> Any:
@@ -260,7 +269,9 @@ def graph_from_spark(
     The checks run as Spark aggregations; only counts and the first offending node of a
     self-loop (as in ``Graph.from_edges``) come back.
 
-    *Lineage.* The canonical frames are computed once, here, and kept with Spark's
+    *Lineage.* The input rows are read once, checked and made simple from that one read (a
+    source read twice could give other rows than were checked), and the canonical frames are kept
+    with Spark's
     ``localCheckpoint`` (in the executors' memory and disk), which also cuts their plans off
     from the source: every aggregate starts from them, and Spark never re-reads or re-plans the
     input (for a frame made from local data, ``createDataFrame``, re-planning costs more than
@@ -278,8 +289,10 @@ def graph_from_spark(
         num_nodes = _check_num_nodes(num_nodes)
     session = edges_df.sparkSession
 
-    u, v = F.col(src).cast("long"), F.col(dst).cast("long")
-    raw = edges_df.select(u.alias("u"), v.alias("v"))
+    u, v = _column(src).cast("long"), _column(dst).cast("long")
+    # checked and built from one materialised read: a source read twice (a table appended to, a
+    # nondeterministic expression) could otherwise pass the checks with other rows than it builds
+    raw = edges_df.select(u.alias("u"), v.alias("v")).localCheckpoint(eager=True)
     facts = _first_row(
         raw,
         F.sum(F.when(F.col("u").isNull() | F.col("v").isNull(), 1).otherwise(0)).alias("nulls"),
@@ -317,7 +330,7 @@ def graph_from_spark(
     if vocabulary is not None:
         if labels_df is None:
             raise ValueError("vocabulary= names the properties of labels_df; pass labels_df too")
-        declared = tuple(sorted(property_names(vocabulary)))
+        declared = tuple(sorted(str(w) for w in property_names(vocabulary)))  # numpy strings as str, as Graph does
         check_label_names(declared, "a vocabulary entry")
     labels = None
     if labels_df is not None:
@@ -340,12 +353,12 @@ def _canonical_labels(labels_df: Any, src: str, dst: str, label: str, num_nodes:
     is_array = isinstance(kind, types.ArrayType) and isinstance(kind.elementType, types.StringType)
     if not (is_array or isinstance(kind, types.StringType)):
         raise TypeError(f"column {label!r} (label) holds {kind.simpleString()}; labels are strings or arrays of strings")
-    rows = labels_df.select(F.col(src).cast("long").alias("u"), F.col(dst).cast("long").alias("v"), F.col(label).alias("label"))
+    rows = labels_df.select(_column(src).cast("long").alias("u"), _column(dst).cast("long").alias("v"), _column(label).alias("label"))
     if is_array:  # one row per element; an empty array adds no label
         rows = rows.select("u", "v", F.explode_outer(F.col("label")).alias("label"))
     # Labels are compared as bytes, as Python compares strings: a column declared with another
     # collation (e.g. UTF8_LCASE) would make Spark group "A" with "a" and return either spelling
-    rows = rows.select("u", "v", F.collate(F.col("label"), "UTF8_BINARY").alias("label"))
+    rows = rows.select("u", "v", F.collate(F.col("label"), "UTF8_BINARY").alias("label")).localCheckpoint(eager=True)
     facts = _first_row(
         rows,
         F.sum(F.when(F.col("u").isNull() | F.col("v").isNull(), 1).otherwise(0)).alias("null_pairs"),
