@@ -1,7 +1,9 @@
 """The benchmark suite: its quick mode runs end to end, and its parts are right.
 
 * the naive NetworkX Global model (the speed-up baseline) is checked against hand-computed
-  histograms and against the fast ``GlobalModel`` on random graphs;
+  histograms and against the fast ``GlobalModel`` on random graphs, and so is the per-node
+  ``Counter`` baseline of the skewed case;
+* the skewed text-label generator is deterministic and has the shape it promises;
 * its W∞ routine against ``dpg.pufferfish.w_infinity``;
 * the Deezer shared-genre labelling against the raw JSON;
 * the runner's time limit and report.
@@ -27,8 +29,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks import run as bench  # noqa: E402
-from benchmarks.data import load_deezer_shared_genres  # noqa: E402
-from benchmarks.naive import naive_global_model, w_infinity_quantiles  # noqa: E402
+from benchmarks.data import load_deezer_shared_genres, skewed_text  # noqa: E402
+from benchmarks.naive import counter_global_model, naive_global_model, w_infinity_quantiles  # noqa: E402
 from strategies import labelled_graphs  # noqa: E402
 
 
@@ -69,6 +71,56 @@ def test_naive_matches_fast_global_model(g):
     assert f1.tolist() == h1.tolist()
     if h0.sum() and h1.sum():
         assert w == model.wasserstein().W
+
+
+def test_counter_global_model_by_hand():
+    g = nx.Graph()
+    g.add_edge(0, 1, labels={"a"})
+    g.add_edge(1, 2, labels={"a", "b"})
+    g.add_edge(1, 3, labels=set())
+    h0, h1, w = counter_global_model(g, ["a", "b", "c"])  # "c" on no edge: three s0 secrets with f = 0
+    assert h1.tolist() == [0, 1, 2]
+    assert h0.tolist() == [3, 2, 1]
+    assert w == w_infinity_quantiles([3, 2, 1], [0, 1, 2])
+
+
+@settings(max_examples=60, deadline=None)
+@given(labelled_graphs())
+def test_counter_baseline_matches_naive_and_fast(g):
+    pf = pytest.importorskip("opendp_graph.pufferfish")
+    if g.num_edges == 0:
+        return
+    nxg = g.to_networkx()
+    c0, c1, cw = counter_global_model(nxg, g.vocabulary)
+    n0, n1, nw = naive_global_model(nxg, g.vocabulary)
+    assert c0.tolist() == n0.tolist() and c1.tolist() == n1.tolist() and cw == nw
+    model = pf.GlobalModel.fit(g)
+    assert np.trim_zeros(np.asarray(model.hist0), "b").tolist() == c0.tolist()
+    assert np.trim_zeros(np.asarray(model.hist1), "b").tolist() == c1.tolist()
+
+
+def test_counter_baseline_on_the_skewed_shape():
+    pf = pytest.importorskip("opendp_graph.pufferfish")
+    g = skewed_text(3000, seed=4)
+    h0, h1, w = counter_global_model(g.to_networkx(), g.vocabulary)
+    assert h0.sum() + h1.sum() == g.num_edges * len(g.vocabulary) and h1.sum() == g.labels.nnz
+    model = pf.GlobalModel.fit(g)
+    assert np.trim_zeros(np.asarray(model.hist0), "b").tolist() == h0.tolist()
+    assert np.trim_zeros(np.asarray(model.hist1), "b").tolist() == h1.tolist()
+    assert model.wasserstein().W == w
+
+
+def test_skewed_text_shape():
+    g = skewed_text(60_000)
+    assert g == skewed_text(60_000) and g != skewed_text(60_000, seed=1)
+    assert g.num_edges == 60_000 and len(g.vocabulary) == 500 and g.vocabulary[0] == "w000"
+    assert abs(g.labels.nnz / g.num_edges - 3.0) < 0.05  # about 3 distinct words per edge
+    freq = np.asarray(g.labels.sum(axis=0)).ravel()
+    assert freq[0] > 0.6 * g.num_edges and (np.diff(freq[:20]) <= 0).all()  # Zipf: w000 the most frequent
+    deg = g.degrees
+    assert deg.max() > 1000 and np.median(deg[deg > 0]) <= 4  # Pareto-tailed degrees: hubs
+    with pytest.raises(ValueError):
+        skewed_text(100, num_properties=5, labels_per_edge=6.0)
 
 
 @settings(max_examples=100, deadline=None)
@@ -121,10 +173,12 @@ def test_quick_run_end_to_end(tmp_path, shared_data):
     assert groups == set(bench.GROUPS)
     assert not [row for row in report["rows"] if "error" in row]
     names = {row["name"] for row in report["rows"]}
-    for name in ("fit_models", "edge_count", "degree_histogram", "label_counts", "degree_projection", "triangle_count", "speedup"):
+    for name in ("fit_models", "edge_count", "degree_histogram", "label_counts", "degree_projection", "triangle_count", "speedup", "speedup_skewed"):
         assert name in names
     speed = next(row for row in report["rows"] if row["name"] == "speedup")
     assert speed["agree"] is True and speed["ratio"] > 1
+    skewed = next(row for row in report["rows"] if row["name"] == "speedup_skewed")
+    assert skewed["agree"] is True and skewed["ratio"] > 1 and skewed["target_ratio"] == 100.0
     # quick sizes are not the targets' sizes: no verdict on the synthetic rows, one on real data
     synthetic = [row for row in report["rows"] if row["group"] in bench.SYNTHETIC_GROUPS and "target_applies" in row]
     assert synthetic and all(row["met"] is None for row in synthetic)
