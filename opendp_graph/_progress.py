@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from typing import Any, Callable
 
 __all__ = ["AUTO_DELAY", "check_progress", "resolve_progress"]
@@ -61,6 +62,7 @@ class _Reporter:
         self._callback: Callable[[str, int, int], Any] | None = progress if callable(progress) else None
         self._bar: Any = None  # the tqdm bar, while the stage runs and the mode draws one
         self._done = self._total = 0
+        self._lock = threading.Lock()  # a stage's work may run on several threads
 
     def start(self, total: int) -> None:
         self._total, self._done = max(int(total), 0), 0
@@ -70,12 +72,13 @@ class _Reporter:
             self._bar = self._new_bar(delay=0.0 if self._mode is True else AUTO_DELAY)
 
     def advance(self, amount: int) -> None:
-        done = min(self._done + int(amount), self._total)
-        if self._callback is not None:
-            self._callback(self._label, done, self._total)
-        elif self._bar is not None:
-            self._bar.update(done - self._done)  # draws only once the delay has passed (tqdm's delay=)
-        self._done = done
+        with self._lock:
+            done = min(self._done + int(amount), self._total)
+            if self._callback is not None:
+                self._callback(self._label, done, self._total)
+            elif self._bar is not None:
+                self._bar.update(done - self._done)  # draws only once the delay has passed (tqdm's delay=)
+            self._done = done
 
     def finish(self) -> None:
         if self._callback is not None:

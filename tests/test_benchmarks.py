@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO))
 
 from benchmarks import run as bench  # noqa: E402
 from benchmarks.data import load_deezer_shared_genres, skewed_text  # noqa: E402
-from benchmarks.naive import counter_global_model, naive_global_model, w_infinity_quantiles  # noqa: E402
+from benchmarks.naive import counter_global_model, edge_counter_global_model, naive_global_model, w_infinity_quantiles  # noqa: E402
 from strategies import labelled_graphs  # noqa: E402
 
 
@@ -73,12 +73,13 @@ def test_naive_matches_fast_global_model(g):
         assert w == model.wasserstein().W
 
 
-def test_counter_global_model_by_hand():
+@pytest.mark.parametrize("baseline", [counter_global_model, edge_counter_global_model])
+def test_counter_baselines_by_hand(baseline):
     g = nx.Graph()
     g.add_edge(0, 1, labels={"a"})
     g.add_edge(1, 2, labels={"a", "b"})
     g.add_edge(1, 3, labels=set())
-    h0, h1, w = counter_global_model(g, ["a", "b", "c"])  # "c" on no edge: three s0 secrets with f = 0
+    h0, h1, w = baseline(g, ["a", "b", "c"])  # "c" on no edge: three s0 secrets with f = 0
     assert h1.tolist() == [0, 1, 2]
     assert h0.tolist() == [3, 2, 1]
     assert w == w_infinity_quantiles([3, 2, 1], [0, 1, 2])
@@ -93,16 +94,19 @@ def test_counter_baseline_matches_naive_and_fast(g):
     nxg = g.to_networkx()
     c0, c1, cw = counter_global_model(nxg, g.vocabulary)
     n0, n1, nw = naive_global_model(nxg, g.vocabulary)
+    e0, e1, ew = edge_counter_global_model(nxg, g.vocabulary)
     assert c0.tolist() == n0.tolist() and c1.tolist() == n1.tolist() and cw == nw
+    assert e0.tolist() == n0.tolist() and e1.tolist() == n1.tolist() and ew == nw
     model = pf.GlobalModel.fit(g)
     assert np.trim_zeros(np.asarray(model.hist0), "b").tolist() == c0.tolist()
     assert np.trim_zeros(np.asarray(model.hist1), "b").tolist() == c1.tolist()
 
 
-def test_counter_baseline_on_the_skewed_shape():
+@pytest.mark.parametrize("baseline", [counter_global_model, edge_counter_global_model])
+def test_counter_baselines_on_the_skewed_shape(baseline):
     pf = pytest.importorskip("opendp_graph.pufferfish")
     g = skewed_text(3000, seed=4)
-    h0, h1, w = counter_global_model(g.to_networkx(), g.vocabulary)
+    h0, h1, w = baseline(g.to_networkx(), g.vocabulary)
     assert h0.sum() + h1.sum() == g.num_edges * len(g.vocabulary) and h1.sum() == g.labels.nnz
     model = pf.GlobalModel.fit(g)
     assert np.trim_zeros(np.asarray(model.hist0), "b").tolist() == h0.tolist()
@@ -179,6 +183,9 @@ def test_quick_run_end_to_end(tmp_path, shared_data):
     assert speed["agree"] is True and speed["ratio"] > 1
     skewed = next(row for row in report["rows"] if row["name"] == "speedup_skewed")
     assert skewed["agree"] is True and skewed["ratio"] > 1 and skewed["target_ratio"] == 100.0
+    assert "per-edge Counter" in skewed["work"]
+    reference = next(row for row in report["rows"] if row["name"] == "speedup_skewed_reference")
+    assert reference["agree"] is True and reference["target_ratio"] is None and reference["met"] is None
     # quick sizes are not the targets' sizes: no verdict on the synthetic rows, one on real data
     synthetic = [row for row in report["rows"] if row["group"] in bench.SYNTHETIC_GROUPS and "target_applies" in row]
     assert synthetic and all(row["met"] is None for row in synthetic)

@@ -30,10 +30,14 @@ def stages(calls):
     return out
 
 
+@pytest.mark.parametrize("threads", [1, 3], ids=["one-thread", "three-threads"])
 @pytest.mark.parametrize("share", [0.0, 1e18, 0.5], ids=["sparse", "per-property", "mixed"])
-def test_callback_sees_every_stage_from_zero_to_total(graph, share, monkeypatch):
+def test_callback_sees_every_stage_from_zero_to_total(graph, share, threads, monkeypatch):
     monkeypatch.setattr("opendp_graph.pufferfish._stats._DENSE_SHARE", share)
     monkeypatch.setattr("opendp_graph.pufferfish._stats._DENSE_OVERHEAD", 0)
+    # threads: the passes' jobs report from several threads into one stage
+    monkeypatch.setattr("opendp_graph.pufferfish._stats._workers", lambda: threads)
+    monkeypatch.setattr("opendp_graph.pufferfish._stats._THREADED_EDGES", 0)
     calls = []
     models = fit_all(graph, progress=lambda *a: calls.append(a))
     models["Binomial"].W  # noqa: B018 - computing W reports too

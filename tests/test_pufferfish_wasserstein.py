@@ -160,3 +160,31 @@ def test_binomial_gaps_exact_for_large_neighbourhoods(n, p0, p1):
     """Large neighbourhoods decide W; an earlier version under-estimated W there (550 for 551 at
     n = 1000), which would have under-noised the release."""
     assert tuple(binomial_gap_range(n, p0, p1)) == exact_binomial_gaps_bisect(n, p0, p1)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_int64_count_path_equals_exact_path(seed):
+    """Integer count vectors take an int64 path; it must equal the Python-integer path (object
+    arrays) and the midpoint brute force, including near-overflow totals and long zero runs."""
+    from opendp_graph.pufferfish.wasserstein import _int64_gap_range
+
+    rng = np.random.default_rng(seed)
+    for _ in range(200):
+        k0, k1 = rng.integers(1, 40, size=2)
+        scale = int(rng.choice([2, 5, 1000, 10**6]))
+        a, b = rng.integers(0, scale, size=k0), rng.integers(0, scale, size=k1)
+        a[rng.random(k0) < 0.5] = 0  # gaps in the support
+        a[rng.integers(0, k0)] += 1
+        b[rng.integers(0, k1)] += 1
+        fast = _int64_gap_range(a, b)
+        assert fast is not None
+        exact = quantile_gap_range(a.astype(object), b.astype(object))
+        assert tuple(fast) == tuple(exact) == tuple(quantile_gap_range(a, b))
+        if k0 + k1 < 16:
+            assert tuple(fast) == quantile_brute(a, b)
+    # totals whose cross products would overflow int64 take the exact path, with the same answer
+    big, other = np.array([2**40, 1, 2**40], dtype=np.int64), np.array([2**30, 0, 2**30 + 1], dtype=np.int64)
+    assert _int64_gap_range(big, other) is None
+    assert tuple(quantile_gap_range(big, other)) == quantile_brute(big.astype(object), other.astype(object))
+    assert _int64_gap_range(big, np.array([1, 1])) is not None  # 2**41 · 2 fits
+    assert tuple(quantile_gap_range(big, np.array([1, 1]))) == quantile_brute(big.astype(object), [1, 1])

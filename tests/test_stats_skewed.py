@@ -88,6 +88,10 @@ PATHS = {
     "every-group-heavy": {"_DENSE_SHARE": 0.0, "_HEAVY": 0.0},
     "no-group-heavy": {"_DENSE_SHARE": 0.0, "_HEAVY": float("inf")},
     "sparse-setup-not-worth-it": {"_SPARSE_SETUP_EDGES": 0, "_SPARSE_SETUP": 10**9},
+    # several threads, whatever the graph's size: the passes' jobs count into histograms of their own
+    "threaded-auto": {"_THREADED_EDGES": 0, "_workers": lambda: 2},
+    "threaded-mixed": {"_THREADED_EDGES": 0, "_workers": lambda: 3, "_DENSE_SHARE": 0.5, "_DENSE_OVERHEAD": 0},
+    "threaded-all-per-property": {"_THREADED_EDGES": 0, "_workers": lambda: 4, "_DENSE_SHARE": 1e18, "_DENSE_OVERHEAD": 0},
     "tiny-blocks": {
         "_DENSE_SHARE": 0.5,
         "_DENSE_OVERHEAD": 0,

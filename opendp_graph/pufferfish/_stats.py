@@ -62,6 +62,9 @@ from __future__ import annotations
 
 import functools
 import math
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -123,6 +126,8 @@ _MAX_BANDS = 256  # ... widened so that there are at most this many bands ...
 _DENSE_LOOKUP_MAX = 2**26  # ... but never beyond this many cells: then binary search in C
 _CHUNK = 2**17  # cells or probes per step of either pass: cache-sized
 _GATHER = 2**22  # probes per row gather (scipy.sparse) of the sparse pass
+_MAX_WORKERS = 8  # threads for the two passes, at most
+_THREADED_EDGES = 2**14  # below this many edges the passes run on one thread (a thread costs more)
 
 
 def neighbourhood_stats(
@@ -184,14 +189,11 @@ def neighbourhood_stats(
     a1 = 0
     if E and la.size:
         work = _Work(graph, L, la, le, fb, sb, seg_start, span)
-        dense = _dense_properties(E, P, work)
+        workers = _workers()
+        dense, estimate = _dense_properties(E, P, work, workers)
         dense_cols = np.flatnonzero(dense)
         sparse_cols = np.flatnonzero(~dense & (freq > 0))  # unused columns: all their secrets have f = 0
-        sparse = _SparsePass(work, sparse_cols) if sparse_cols.size else None
-        report.start(E * dense_cols.size + (sparse.probes + 1 if sparse is not None else 0))
-        a1 += _per_property_pass(work, dense_cols, every, labelled, report)
-        if sparse is not None:
-            a1 += sparse.run(every, labelled, report)
+        a1 += _run_passes(work, dense_cols, sparse_cols, estimate, workers, every, labelled, report)
     else:
         report.start(0)
     report.finish()
@@ -263,6 +265,11 @@ class _Work:
         order = np.argsort(self.sb.astype(np.int8 if self.nSB < 128 else np.int64), kind="stable")
         return self.src.take(order), self.dst.take(order), ends
 
+    def prepare(self) -> None:
+        """Build the lazily computed structures now (before threads share them)."""
+        self.by_bucket  # noqa: B018
+        self.csc  # noqa: B018
+
     @property
     def csc(self) -> sp.csc_array:
         """The label matrix by property: the edges carrying each property, in order."""
@@ -281,8 +288,9 @@ def _accumulate(hist: np.ndarray, keys: np.ndarray, sign: int = 1) -> None:
             hist[: counts.size] -= counts
 
 
-def _dense_properties(E: int, P: int, work: _Work) -> np.ndarray:
-    """Which properties the per-property pass handles (boolean mask over the ``P`` columns).
+def _dense_properties(E: int, P: int, work: _Work, workers: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Which properties the per-property pass handles (boolean mask over the ``P`` columns), and
+    each property's estimated probes in the sparse pass.
 
     The per-property pass costs about ``E`` cheap cell operations per property (plus a fixed
     ``_DENSE_OVERHEAD``). The sparse pass costs about one *probe* per (edge, property) with the
@@ -293,33 +301,121 @@ def _dense_properties(E: int, P: int, work: _Work) -> np.ndarray:
     sees ``a`` through several edges is counted once per edge, which over-estimates frequent
     properties only, and those belong to the per-property pass anyway. A hub is rarely the
     scanned side, so, unlike the neighbourhood volume ``Σ_{e ∋ a} (deg u + deg v)``, the estimate
-    stays small for a property seen at a hub.
-    Properties whose estimate reaches ``(E + _DENSE_OVERHEAD) / _DENSE_SHARE`` go to the
-    per-property pass. The sparse pass also has its own preparation (``C``, the edges ordered by
-    probed node), about ``_SPARSE_SETUP`` cells per edge once the graph no longer fits in cache
-    (from ``_SPARSE_SETUP_EDGES`` edges): if its properties would not save that much, every
-    property goes to the per-property pass. Measured: a cell costs about 4 ns (a bincount and
-    two shared row gathers) and a probe about 10 ns at 60 k edges; on the synthetic 1 M and
-    10 M edge graphs (100 properties) every property is cheaper per property (10 M: 9.7 s
-    against 15.3 s with the rare ones in the sparse pass); on Enron's 42,390 n-grams and on
-    text labels over hubs, all but the most frequent words are cheaper in the sparse pass.
+    stays small for a property seen at a hub. The sparse pass also has its own preparation
+    (``C``, the edges ordered by probed node), about ``_SPARSE_SETUP`` cells per edge once the
+    graph no longer fits in cache (from ``_SPARSE_SETUP_EDGES`` edges).
+
+    The properties with the most probes go to the per-property pass: the split is the prefix of
+    the properties by decreasing estimate that minimises the wall time ``max(S, (D + S) /
+    workers)`` (``D``, ``S`` the two passes' costs; the sparse pass runs on one thread while the
+    per-property pass is shared by all of them: :func:`_run_passes`); with one worker, ``D + S``.
+    Measured: a cell costs about 4 ns (a bincount and two shared row gathers) and a probe about
+    10 ns at 60 k edges; on the synthetic 1 M and 10 M edge graphs (100 properties) every
+    property is cheaper per property (10 M: 9.7 s against 15.3 s with the rare ones in the
+    sparse pass); on Enron's 42,390 n-grams and on text labels over hubs, all but the most
+    frequent words are cheaper in the sparse pass.
     """
     if E == 0 or P == 0 or _DENSE_SHARE <= 0:
-        return np.zeros(P, dtype=bool)
+        return np.zeros(P, dtype=bool), np.zeros(P)
     src, dst, deg = work.src, work.dst, work.deg
     scanned = np.bincount(np.where(deg[src] <= deg[dst], src, dst), minlength=work.n)
     estimate = np.bincount(work.la, weights=(scanned[src] + scanned[dst])[work.le], minlength=P)
-    used = estimate > 0
-    dense = used & (estimate * _DENSE_SHARE >= E + _DENSE_OVERHEAD)
-    sparse = used & ~dense
-    if E >= _SPARSE_SETUP_EDGES and sparse.any():
-        # the sparse pass's own preparation (C, the edges ordered by probed node) costs about
-        # _SPARSE_SETUP cells per edge once the graph is out of cache: worth it only if its
-        # properties save more than that
-        saved = int(sparse.sum()) * (E + _DENSE_OVERHEAD) - _DENSE_SHARE * float(estimate[sparse].sum())
-        if saved <= _SPARSE_SETUP * E:
-            dense = used
-    return dense
+    used = np.flatnonzero(estimate > 0)
+    by_cost = used[np.argsort(-estimate[used], kind="stable")]  # the costliest in the sparse pass first
+    # split k: the first k of by_cost per property, the rest sparse
+    per_property = np.arange(by_cost.size + 1, dtype=np.float64) * float(E + _DENSE_OVERHEAD)
+    tail = np.concatenate([np.cumsum(estimate[by_cost][::-1])[::-1], [0.0]]) * _DENSE_SHARE
+    setup = _SPARSE_SETUP * E if E >= _SPARSE_SETUP_EDGES else 0.0
+    sparse = tail + np.where(np.arange(by_cost.size + 1) < by_cost.size, setup, 0.0)
+    wall = np.maximum(sparse, (per_property + sparse) / max(int(workers), 1))
+    k = int(np.argmin(wall))
+    dense = np.zeros(P, dtype=bool)
+    dense[by_cost[:k]] = True
+    return dense, estimate
+
+
+def _workers() -> int:
+    """Threads for the two passes: the cores this process may use, at most ``_MAX_WORKERS``
+    (NumPy's gathers and counts release the GIL)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, _MAX_WORKERS))
+
+
+def _run_passes(work: _Work, dense_cols, sparse_cols, estimate, workers: int, every, labelled, report) -> int:
+    """Run the per-property pass over ``dense_cols`` and the sparse pass over ``sparse_cols``
+    into ``every`` / ``labelled``; returns ``a1``.
+
+    With more than one worker (and a graph of at least ``_THREADED_EDGES`` edges), a pool of
+    ``workers`` threads runs the per-property pass in ``workers`` chunks of properties while
+    this thread prepares the sparse pass, then the sparse pass's jobs (:meth:`_SparsePass.jobs`:
+    its light probes in ``workers`` runs). Every job counts into histograms of its own, added
+    at the end (integer sums: the result does not depend on the order or the threads)."""
+    E = work.E
+    sparse_units = int(estimate[sparse_cols].sum()) + 1 if sparse_cols.size else 0
+    report.start(E * dense_cols.size + sparse_units)
+    threaded = workers > 1 and E >= _THREADED_EDGES
+
+    def dense_job(cols: np.ndarray):
+        return lambda ev, lb: _per_property_pass(work, cols, ev, lb, report)
+
+    pieces = min(workers, int(dense_cols.size)) if threaded else 1
+    jobs = [dense_job(cols) for cols in np.array_split(dense_cols, pieces)] if dense_cols.size else []
+    if not threaded:
+        a1 = sum(job(every, labelled) for job in jobs)
+        if sparse_cols.size:
+            sparse = _SparsePass(work, sparse_cols)
+            share = _Share(report, sparse_units, sparse.probes + 1)
+            a1 += sparse.run(every, labelled, share)
+            share.flush()
+        return a1
+    work.prepare()  # the shared read-only structures, built once before the threads read them
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(_job_with_own_histograms, job, every.size) for job in jobs]
+        share = None
+        if sparse_cols.size:
+            sparse = _SparsePass(work, sparse_cols)  # here, while the pool runs the per-property chunks
+            share = _Share(report, sparse_units, sparse.probes + 1)
+            futures += [pool.submit(_job_with_own_histograms, job, every.size) for job in sparse.jobs(share, workers)]
+        a1 = 0
+        for future in futures:
+            ev, lb, part = future.result()
+            every += ev
+            labelled += lb
+            a1 += part
+    if share is not None:
+        share.flush()
+    return a1
+
+
+def _job_with_own_histograms(job, size: int) -> tuple[np.ndarray, np.ndarray, int]:
+    ev, lb = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
+    return ev, lb, job(ev, lb)
+
+
+class _Share:
+    """Reports a job's own work units as its share (``units``) of the stage's total."""
+
+    def __init__(self, report, units: int, actual: int) -> None:
+        self.report, self.units, self.actual = report, units, max(actual, 1)
+        self.done = self.sent = 0
+        self.lock = threading.Lock()  # the sparse pass's jobs may run on several threads
+
+    def advance(self, amount: int) -> None:
+        with self.lock:
+            self.done += int(amount)
+            target = min(self.done * self.units // self.actual, self.units)
+            step, self.sent = target - self.sent, max(target, self.sent)
+        if step > 0:
+            self.report.advance(step)
+
+    def flush(self) -> None:
+        with self.lock:
+            step, self.sent = self.units - self.sent, self.units
+        if step > 0:
+            self.report.advance(step)
 
 
 def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -494,12 +590,36 @@ class _SparsePass:
           misses, ``C[o, a] = 0``, subtracts from bin 0, which is scratch);
         * pairs with ``a`` seen at neither end: ``g = 0``, by subtraction at the end.
         """
+        return sum(job(every, labelled) for job in self.jobs(report, 1))
+
+    def jobs(self, report, pieces: int) -> list:
+        """:meth:`run` as independent jobs ``job(every, labelled) -> a1`` (each adds to the
+        histograms it is given; their sum is :meth:`run`'s): the labelled pairs and the
+        by-node counts, the heavy groups, and the light probes cut into ``pieces`` runs of
+        about equal work."""
+        prop_key = self.work.prop_key[self.cols]
+        row, o, edge_key, lens = self.direct
+        ends = np.cumsum(lens)
+        cuts = np.searchsorted(ends, np.arange(1, pieces) * (int(ends[-1]) if lens.size else 0) / pieces)
+        bounds = np.unique(np.concatenate([[0], cuts, [lens.size]]).astype(np.intp))
+        probes = [
+            functools.partial(self._probe_job, prop_key, report, int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a
+        ]
+        return [functools.partial(self._by_node, prop_key, report), functools.partial(self._heavy_job, prop_key, report), *probes]
+
+    def _probe_job(self, prop_key, report, a: int, b: int, every: np.ndarray, labelled: np.ndarray) -> int:
+        row, o, edge_key, lens = self.direct
+        self._probe(self.more, row[a:b], o[a:b], edge_key[a:b], lens[a:b], prop_key, every, report)
+        return 0
+
+    def _heavy_job(self, prop_key, report, every: np.ndarray, labelled: np.ndarray) -> int:
+        self._heavy(prop_key, every, report)
+        return 0
+
+    def _by_node(self, prop_key, report, every: np.ndarray, labelled: np.ndarray) -> int:
+        """The labelled pairs (``s¹``) and the pairs seen at the probed end, by node."""
         work, C = self.work, self.C
         n, nSB, span = work.n, work.nSB, work.span
-        ncol = int(self.cols.size)
-        prop_key = work.prop_key[self.cols]
-
-        # s¹: the labelled pairs of these properties
         _accumulate(labelled, prop_key.take(self.labelled_cols) + work.edge_key.take(self.labelled_edges) + self.g1)
         a1 = int(self.g1.sum()) - 2 * int(self.g1.size)
 
@@ -516,9 +636,6 @@ class _SparsePass:
             m = min(top, int(bounds[s + 1]) - at)
             every2[:nFB, at : at + m] += seen[:, :m, s]
         report.advance(1)
-
-        self._probe(self.more, *self.direct, prop_key, every, report)
-        self._heavy(prop_key, every, report)
         return a1
 
     def _heavy(self, prop_key, every, report) -> None:
@@ -530,14 +647,12 @@ class _SparsePass:
             return
         ncol = int(self.cols.size)
         C = self.C
-        counts = np.zeros(nodes.size * ncol, dtype=np.int64)
-        for start, stop, props, _ in _row_blocks(C, w, lens):
-            first = int(group[start])
-            key = np.repeat((group[start:stop] - first) * ncol, lens[start:stop])
-            key += props
-            found = np.bincount(key)
-            counts[first * ncol : first * ncol + found.size] += found
-            report.advance(props.size)
+        # counts[group, a] = the group's edges whose scanned node sees a: one sparse product,
+        # (groups × nodes: the edges) · (nodes × properties: C's pattern), in scipy's C++
+        edges = sp.csr_array((np.ones(w.size, dtype=np.int64), (group, w)), shape=(nodes.size, self.work.n))
+        pattern = sp.csr_array((np.ones(C.nnz, dtype=np.int64), C.indices, C.indptr), shape=C.shape)
+        counts = (edges @ pattern).toarray().reshape(-1)
+        report.advance(int(lens.sum()))
         # C's rows at the groups' probed nodes, dense
         row_start = C.indptr.take(nodes)
         row_len = C.indptr.take(nodes + 1) - row_start
