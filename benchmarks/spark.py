@@ -32,8 +32,8 @@ Then the statistics of the two engines (``hist0``, ``hist1``, ``a1``, ``b1`` and
 field of ``NeighbourhoodStats``; ``nb`` and ``size_bucket`` as distinct values), the three ``W``
 and the exact answers of the two queries are compared, and a table per size is printed.
 
-**What is measured.** Wall time per stage (``time.perf_counter``, one run: at 10 M edges a
-Spark run takes minutes; the spread between runs is stated in ``benchmarks/SPARK.md``). Memory:
+**What is measured.** Wall time per stage (``time.perf_counter``, one run per size: at 10 M
+edges a Spark run takes a quarter of an hour; ``benchmarks/SPARK.md`` holds the recorded run). Memory:
 peak resident set size during the stage (``VmHWM`` after a reset through
 ``/proc/<pid>/clear_refs``), of the Python process (driver) and of the JVM (the ``java`` child of
 the driver; in local mode the JVM is the executor, so its heap holds the cached and checkpointed

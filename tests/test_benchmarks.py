@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -194,3 +195,26 @@ def test_quick_run_end_to_end(tmp_path, shared_data):
     assert all(row["median_s"] >= 0 and row["peak_rss_mib"] > 0 for row in timed)
     md = (tmp_path / "results.md").read_text()
     assert "| work | size | target | median |" in md and report["date"] in md
+
+
+@pytest.mark.slow
+def test_spark_benchmark_runs_and_the_engines_agree(tmp_path):
+    """``python -m benchmarks.spark`` end to end on a tiny graph: every stage timed, the shuffle
+    read from Spark's event log, and every statistic, W and answer equal between the engines
+    (about 40 s: three processes, one JVM)."""
+    import shutil
+
+    for module in ("pyspark", "pyarrow"):
+        pytest.importorskip(module, reason=f'the Spark benchmark needs {module}: pip install -e ".[spark]"')
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("the Spark benchmark needs Java 17 (no java on PATH and no JAVA_HOME)")
+    out = tmp_path / "report.json"
+    cmd = [sys.executable, "-m", "benchmarks.spark", "--quick", "--edges", "3000", "--json", str(out), "--workdir", str(tmp_path)]
+    proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (size,) = json.loads(out.read_text())["sizes"]
+    assert size["stats_equal"]["all_equal"] and size["W_equal"] and all(size["answers_equal"].values())
+    stages = size["spark"]["stages"]
+    assert set(stages) == {"session", "build", "fit", "W", "label_count_map", "degree_histogram"}
+    assert size["spark"]["shuffle"]["fit"]["shuffle_records_written"] > 0
+    assert "| statistics: pufferfish.fit_all |" in proc.stdout
