@@ -276,3 +276,67 @@ def test_people_outside_nodes_are_counted_not_named():
         assert outsider not in str(info.value)
         messages.add(str(info.value))
     assert len(messages) == 1
+
+
+def _plain_python_graph(rows, people, directed):
+    """The graph of a message log by a plain Python construction (the reference for the
+    vectorised conversion): a dict from person to index, self-messages dropped, reciprocated
+    pairs only when directed="mutual", labels united per pair."""
+    index = {p: i for i, p in enumerate(people)}
+    pairs = {(index[s], index[r]) for s, r, _ in rows if s != r}
+    united: dict = {}
+    for s, r, words in rows:
+        if s == r or (directed == "mutual" and (index[r], index[s]) not in pairs):
+            continue
+        key = (min(index[s], index[r]), max(index[s], index[r]))
+        united.setdefault(key, set()).update(w for w in (words or []) if w is not None)
+    edges = sorted(united)
+    return dpg.Graph.from_edges(
+        [a for a, _ in edges], [b for _, b in edges], num_nodes=len(people),
+        labels=[sorted(united[e]) for e in edges], node_ids=people,
+    )
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_vectorised_conversion_equals_a_plain_python_construction(seed):
+    """Every id dtype (narrow, unsigned, wide values, text, Categorical, Enum), list or string
+    labels with null lists, null and repeated elements, both direction modes, public nodes with
+    people who never write (and an id the column cannot hold), and nodes read from the data."""
+    rng = random.Random(seed)
+    kind = ["Int8", "UInt8", "Int64", "UInt64", "String", "Categorical", "Enum"][seed % 7]
+    if kind in ("String", "Categorical", "Enum"):
+        universe = ["ann", "bob", "cy", "dé", "ε", "zoë", "Bob"]
+    elif kind == "UInt64":
+        universe = [0, 1, 2**63 + 5, 2**64 - 1, 17, 300]
+    elif kind == "UInt8":
+        universe = [0, 1, 2, 255, 17, 9]
+    else:
+        universe = [-128, -1, 0, 5, 127, 3]
+    dtype = {"Int8": pl.Int8, "UInt8": pl.UInt8, "Int64": pl.Int64, "UInt64": pl.UInt64, "String": pl.String,
+             "Categorical": pl.Categorical, "Enum": pl.Enum(universe if kind == "Enum" else ["x"])}[kind]
+    for _ in range(8):
+        writers = rng.sample(universe, rng.randint(2, len(universe)))
+        rows = []
+        for _ in range(rng.randint(0, 30)):
+            words = rng.choice([None, [], ["a"], ["b", "a", "a"], [None, "c"], ["é", "b"]])
+            rows.append((rng.choice(writers), rng.choice(writers), words))
+        log = pl.DataFrame(
+            {"s": [r[0] for r in rows], "r": [r[1] for r in rows], "w": [r[2] for r in rows]},
+            schema={"s": dtype, "r": dtype, "w": pl.List(pl.String)},
+        )
+        extra = [] if kind in ("String", "Categorical", "Enum") else [10**30]  # an id no integer column holds
+        nodes = sorted(set(writers), key=str) + [p for p in universe if p not in writers] + extra
+        for directed in ("ignore", "mutual"):
+            got = graph_from_polars(log, "s", "r", labels="w", nodes=nodes, directed=directed, self_loops="drop")
+            assert got == _plain_python_graph(rows, nodes, directed)
+            assert got.node_ids == tuple(nodes)
+        loops = [r for r in rows if r[0] != r[1]]
+        if loops:
+            people = sorted({p for r in loops for p in r[:2]})
+            log2 = log.filter(pl.col("s").cast(pl.String) != pl.col("r").cast(pl.String))
+            got = graph_from_polars(log2, "s", "r", labels="w", nodes="from data")
+            assert got == _plain_python_graph(loops, people, "ignore")
+        # a string label column: one label per row, nulls carry none
+        flat = log.with_columns(pl.col("w").list.first())
+        got = graph_from_polars(flat, "s", "r", labels="w", nodes=nodes, self_loops="drop")
+        assert got == _plain_python_graph([(s, r, [w[0]] if w else None) for s, r, w in rows], nodes, "ignore")

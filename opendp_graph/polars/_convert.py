@@ -245,16 +245,20 @@ def graph_from_polars(
     if table["_src"].null_count() or table["_dst"].null_count():
         raise ValueError(f"the src/dst columns {src!r}/{dst!r} contain nulls; every message needs a sender and a recipient")
 
-    # people -> node indices
+    # people -> node indices: vectorised, one Python object per person, none per row
+    ends = (table["_src"], table["_dst"])
+    if kind == "text":
+        ends = tuple(end.cast(pl.String) for end in ends)
     if from_data:  # disclosed: the node set is read from the private table (docstring)
-        people = sorted(set(table["_src"].to_list()) | set(table["_dst"].to_list()))
+        if kind == "text":
+            people = pl.concat(ends).unique().sort().to_list()  # UTF-8 byte order = Python's code point order
+        else:
+            people = np.unique(np.concatenate([end.to_numpy() for end in ends])).tolist()
     else:
         people = list(nodes)  # type: ignore[arg-type]
         if len(set(people)) != len(people):
             raise ValueError("nodes are not distinct")
-    index = {p: i for i, p in enumerate(people)}
-    u = np.fromiter((index.get(p, -1) for p in table["_src"].to_list()), dtype=np.int64, count=table.height)
-    v = np.fromiter((index.get(p, -1) for p in table["_dst"].to_list()), dtype=np.int64, count=table.height)
+    u, v = (_node_index(end, people, kind) for end in ends)
     outside = int(((u < 0) | (v < 0)).sum())
     if outside:
         # on private data: how many rows, never who (a name here would disclose a person)
@@ -279,21 +283,40 @@ def graph_from_polars(
 
     if labels is None:
         return Graph.from_arrays(u, v, num_nodes=len(people), node_ids=people)
-    label_lists = [lab for lab, k in zip(table["_labels"].to_list(), keep.tolist()) if k]
-    vocabulary: dict[str, int] = {}
-    rows: list[int] = []
-    cols: list[int] = []
-    for row, lab in enumerate(label_lists):
-        for word in lab or ():
-            if word is None:
-                continue
-            rows.append(row)
-            cols.append(vocabulary.setdefault(word, len(vocabulary)))
-    matrix = sp.csr_array(
-        (np.ones(len(rows), dtype=bool), (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))),
-        shape=(u.size, len(vocabulary)),
-    )
-    return Graph.from_arrays(u, v, num_nodes=len(people), label_matrix=matrix, vocabulary=list(vocabulary), node_ids=people)
+    rows, cols, vocabulary = _label_pairs(table["_labels"].filter(pl.Series(keep)))
+    matrix = sp.csr_array((np.ones(rows.size, dtype=bool), (rows, cols)), shape=(u.size, len(vocabulary)))
+    return Graph.from_arrays(u, v, num_nodes=len(people), label_matrix=matrix, vocabulary=vocabulary, node_ids=people)
+
+
+def _node_index(ids: Any, people: list, kind: str) -> np.ndarray:
+    """The position of each id in ``people`` (``int64``, ``-1`` for an id not in it), by a hash
+    lookup in Polars: no Python object per row. People whose id the column's dtype cannot
+    hold (an integer out of its range) match no row."""
+    import polars as pl
+
+    if kind == "text":
+        old, new = pl.Series(people, dtype=pl.String), pl.Series(np.arange(len(people), dtype=np.int64))
+    else:
+        info = np.iinfo(ids.head(0).to_numpy().dtype)
+        values = np.empty(len(people), dtype=object)
+        values[:] = people  # Python integers of any size
+        fits = np.flatnonzero((values >= info.min) & (values <= info.max)) if values.size else np.zeros(0, dtype=np.int64)
+        old = pl.Series(values[fits].tolist(), dtype=ids.dtype)
+        new = pl.Series(fits.astype(np.int64))
+    return ids.replace_strict(old, new, default=-1, return_dtype=pl.Int64).to_numpy()
+
+
+def _label_pairs(label_lists: Any) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """``(rows, columns, vocabulary)`` of the (row, label) pairs of a ``List(String)`` Series:
+    null lists and null elements carry no label; repeats stay (the graph merges them)."""
+    import polars as pl
+
+    pairs = pl.DataFrame({"_row": pl.arange(0, label_lists.len(), dtype=pl.Int64, eager=True), "_word": label_lists})
+    pairs = pairs.explode("_word").drop_nulls("_word")
+    words = pairs["_word"]
+    vocabulary = words.unique().sort().to_list()
+    cols = words.replace_strict(vocabulary, list(range(len(vocabulary))), return_dtype=pl.Int64).to_numpy()
+    return pairs["_row"].to_numpy(), cols, vocabulary
 
 
 def graph_to_polars(graph: Graph, *, src: str = "src", dst: str = "dst", labels: str = "labels", node_ids: bool = True):
