@@ -86,9 +86,10 @@ QUICK = {
 
 
 # ============================================================================ measurement
-def _status_kib(field: str) -> int | None:
+def _status_kib(field: str, pid: int | str = "self") -> int | None:
+    """A ``kB`` field of ``/proc/<pid>/status`` (``None`` off Linux or for a gone process)."""
     try:
-        with open("/proc/self/status") as fh:
+        with open(f"/proc/{pid}/status") as fh:
             for line in fh:
                 if line.startswith(field + ":"):
                     return int(line.split()[1])
@@ -97,9 +98,10 @@ def _status_kib(field: str) -> int | None:
     return None
 
 
-def _reset_peak() -> bool:
+def _reset_peak(pid: int | str = "self") -> bool:
+    """Reset ``VmHWM`` of a process to its current resident size (Linux ≥ 4.0, same user)."""
     try:
-        with open("/proc/self/clear_refs", "w") as fh:
+        with open(f"/proc/{pid}/clear_refs", "w") as fh:
             fh.write("5")
         return True
     except OSError:

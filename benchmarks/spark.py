@@ -64,6 +64,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from benchmarks.run import _reset_peak, _status_kib  # the /proc readers of the main benchmark
+
 REPO = Path(__file__).resolve().parents[1]
 _MARK = "@@SPARK-BENCHMARK@@"
 SEED = 0
@@ -82,29 +84,8 @@ STAGES = (
 
 
 # ============================================================================ /proc helpers
-def _status_kib(pid: int | str, field: str) -> int | None:
-    try:
-        with open(f"/proc/{pid}/status") as fh:
-            for line in fh:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        return None
-    return None
-
-
-def _reset_peak(pid: int | str) -> bool:
-    """Reset ``VmHWM`` of a process to its current resident size (Linux ≥ 4.0, same user)."""
-    try:
-        with open(f"/proc/{pid}/clear_refs", "w") as fh:
-            fh.write("5")
-        return True
-    except OSError:
-        return False
-
-
 def _peak_mib(pid: int | str) -> float | None:
-    hwm = _status_kib(pid, "VmHWM")
+    hwm = _status_kib("VmHWM", pid)
     return None if hwm is None else round(hwm / 1024, 1)
 
 
