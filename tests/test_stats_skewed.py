@@ -27,6 +27,7 @@ from opendp_graph.pufferfish._stats import log_bucket, neighbourhood_stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.data import skewed_text  # noqa: E402
+from test_pufferfish import nonzero, reference_histograms  # noqa: E402  (the pure-Python scan)
 
 
 def dense_reference(g: dpg.Graph, base: float):
@@ -56,26 +57,6 @@ def dense_reference(g: dpg.Graph, base: float):
     a1 = int((f[on] - 1).sum())
     b1 = int((nb[:, None] * labels).sum())
     return h0, h1, a1, b1
-
-
-def scan_reference(g: dpg.Graph, base: float):
-    """The same by scanning every (edge, property) pair's closed neighbourhood in Python."""
-    sets, vocab, edges = g.label_sets(), g.vocabulary, g.edges.tolist()
-    freq = [sum(w in s for s in sets) for w in vocab]
-    h0, h1 = {}, {}
-    for e, (u, v) in enumerate(edges):
-        hood = [j for j, (x, y) in enumerate(edges) if {x, y} & {u, v}]
-        sb = int(log_bucket(np.array([len(hood)]), base)[0])
-        for a, w in enumerate(vocab):
-            f = sum(w in sets[j] for j in hood)
-            fb = int(log_bucket(np.array([max(freq[a], 1)]), base)[0])
-            side = h1 if w in sets[e] else h0
-            side[(fb, sb, f)] = side.get((fb, sb, f), 0) + 1
-    return h0, h1
-
-
-def nonzero(h):
-    return {k: int(v) for k, v in np.ndenumerate(h) if v}
 
 
 # Knobs of the engine, each set to force a path or to cut its blocks everywhere.
@@ -145,7 +126,7 @@ def test_tiny_skewed_graphs_match_the_scan(seed, path):
     g = skewed_text(60, seed=seed, num_properties=12, degree_exponent=2.05)
     with engine(path):
         st_ = neighbourhood_stats(g, base=3.0)
-    r0, r1 = scan_reference(g, 3.0)
+    r1, r0 = reference_histograms(g, 3.0)  # a scan of every secret's closed neighbourhood
     assert nonzero(st_.hist0) == r0
     assert nonzero(st_.hist1) == r1
 
