@@ -307,8 +307,9 @@ def _dense_properties(E: int, P: int, work: _Work, workers: int = 1) -> tuple[np
 
     The properties with the most probes go to the per-property pass: the split is the prefix of
     the properties by decreasing estimate that minimises the wall time ``max(S, (D + S) /
-    workers)`` (``D``, ``S`` the two passes' costs; the sparse pass runs on one thread while the
-    per-property pass is shared by all of them: :func:`_run_passes`); with one worker, ``D + S``.
+    workers)`` (``D``, ``S`` the two passes' costs: a rough model of :func:`_run_passes`, where
+    the per-property pass is shared by all threads while the sparse pass prepares on one);
+    with one worker, ``D + S``.
     Measured: a cell costs about 4 ns (a bincount and two shared row gathers) and a probe about
     10 ns at 60 k edges; on the synthetic 1 M and 10 M edge graphs (100 properties) every
     property is cheaper per property (10 M: 9.7 s against 15.3 s with the rare ones in the
@@ -351,8 +352,9 @@ def _run_passes(work: _Work, dense_cols, sparse_cols, estimate, workers: int, ev
     With more than one worker (and a graph of at least ``_THREADED_EDGES`` edges), a pool of
     ``workers`` threads runs the per-property pass in ``workers`` chunks of properties while
     this thread prepares the sparse pass, then the sparse pass's jobs (:meth:`_SparsePass.jobs`:
-    its light probes in ``workers`` runs). Every job counts into histograms of its own, added
-    at the end (integer sums: the result does not depend on the order or the threads)."""
+    its light probes in ``workers`` runs). Every worker thread counts into histograms of its
+    own, added at the end (integer sums: the result does not depend on the order or the
+    threads)."""
     E = work.E
     sparse_units = int(estimate[sparse_cols].sum()) + 1 if sparse_cols.size else 0
     report.start(E * dense_cols.size + sparse_units)
@@ -372,27 +374,40 @@ def _run_passes(work: _Work, dense_cols, sparse_cols, estimate, workers: int, ev
             share.flush()
         return a1
     work.prepare()  # the shared read-only structures, built once before the threads read them
+    own = _PerThreadHistograms(every.size)
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(_job_with_own_histograms, job, every.size) for job in jobs]
+        futures = [pool.submit(own.run, job) for job in jobs]
         share = None
         if sparse_cols.size:
             sparse = _SparsePass(work, sparse_cols)  # here, while the pool runs the per-property chunks
             share = _Share(report, sparse_units, sparse.probes + 1)
-            futures += [pool.submit(_job_with_own_histograms, job, every.size) for job in sparse.jobs(share, workers)]
-        a1 = 0
-        for future in futures:
-            ev, lb, part = future.result()
-            every += ev
-            labelled += lb
-            a1 += part
+            futures += [pool.submit(own.run, job) for job in sparse.jobs(share, workers)]
+        a1 = sum(future.result() for future in futures)
+    for ev, lb in own.pairs:
+        every += ev
+        labelled += lb
     if share is not None:
         share.flush()
     return a1
 
 
-def _job_with_own_histograms(job, size: int) -> tuple[np.ndarray, np.ndarray, int]:
-    ev, lb = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
-    return ev, lb, job(ev, lb)
+class _PerThreadHistograms:
+    """One pair of histograms per worker thread, into which every job that thread runs counts
+    (so memory is ``workers`` pairs, however many jobs)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.pairs: list[tuple[np.ndarray, np.ndarray]] = []
+        self._local = threading.local()
+        self._lock = threading.Lock()
+
+    def run(self, job) -> int:
+        pair = getattr(self._local, "pair", None)
+        if pair is None:
+            pair = self._local.pair = (np.zeros(self.size, dtype=np.int64), np.zeros(self.size, dtype=np.int64))
+            with self._lock:
+                self.pairs.append(pair)
+        return job(*pair)
 
 
 class _Share:
