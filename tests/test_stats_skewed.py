@@ -179,3 +179,16 @@ def test_models_agree_across_paths_on_a_skewed_graph():
             assert GlobalModel.fit(g).fingerprint() == models["Global"].fingerprint()
     first = results["auto"]
     assert all(r == first for r in results.values())
+
+
+def test_threads_follow_the_environment(monkeypatch):
+    monkeypatch.setenv("OPENDP_GRAPH_THREADS", "3")
+    assert _stats._workers() == 3
+    monkeypatch.setenv("OPENDP_GRAPH_THREADS", "1")
+    assert _stats._workers() == 1
+    for bad in ("0", "-2", "two", "1.5"):
+        monkeypatch.setenv("OPENDP_GRAPH_THREADS", bad)
+        with pytest.raises(ValueError, match="OPENDP_GRAPH_THREADS must be a positive integer"):
+            _stats._workers()
+    monkeypatch.delenv("OPENDP_GRAPH_THREADS")
+    assert 1 <= _stats._workers() <= _stats._MAX_WORKERS

@@ -336,8 +336,14 @@ def _dense_properties(E: int, P: int, work: _Work, workers: int = 1) -> tuple[np
 
 
 def _workers() -> int:
-    """Threads for the two passes: the cores this process may use, at most ``_MAX_WORKERS``
-    (NumPy's gathers and counts release the GIL)."""
+    """Threads for the two passes: ``$OPENDP_GRAPH_THREADS`` if set (a positive integer; ``1``
+    runs everything on the calling thread, e.g. inside a process pool), else the cores this
+    process may use, at most ``_MAX_WORKERS`` (NumPy's gathers and counts release the GIL)."""
+    setting = os.environ.get("OPENDP_GRAPH_THREADS", "").strip()
+    if setting:
+        if not setting.isdigit() or int(setting) < 1:
+            raise ValueError(f"OPENDP_GRAPH_THREADS must be a positive integer, got {setting!r}")
+        return int(setting)
     try:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # not on Linux
