@@ -218,3 +218,19 @@ def test_spark_benchmark_runs_and_the_engines_agree(tmp_path):
     assert set(stages) == {"session", "build", "fit", "W", "label_count_map", "degree_histogram"}
     assert size["spark"]["shuffle"]["fit"]["shuffle_records_written"] > 0
     assert "| statistics: pufferfish.fit_all |" in proc.stdout
+
+
+def test_scale_benchmark_runs(tmp_path):
+    """``python -m benchmarks.scale`` end to end at a small size: every stage timed, with its
+    peak and bytes per edge, and the message-log stage."""
+    out = tmp_path / "scale.json"
+    cmd = [sys.executable, "-m", "benchmarks.scale", "--edges", "20000", "--rows", "30000", "--json", str(out)]
+    proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    report = json.loads(out.read_text())
+    (size,) = report["sizes"]
+    assert size["edges"] == 20000 and size["at_rest_bytes_per_edge"] > 16
+    assert set(size["stages"]) == {"build", "fit", "W", "queries"}
+    assert all(s["wall_s"] >= 0 and s["peak_mib"] > 0 and s["bytes_per_unit"] > 0 for s in size["stages"].values())
+    assert report["log"]["rows"] == 30000 and report["log"]["stages"]["from_parquet_log"]["bytes_per_unit"] > 0
+    assert "| Parquet log, 30,000 rows" in proc.stdout
