@@ -18,11 +18,15 @@ from .metrics import (
     EdgeLabelDistance,
     GroupDistance,
     NodeDistance,
+    NodeInsertionDistance,
+    PaddedDegreeDistance,
     degree_sequence_distance,
     edge_distance,
     edge_label_distance,
     group_distance,
     node_distance,
+    node_insertion_distance,
+    padded_degree_distance,
 )
 from .transformations import (
     make_cumulative_degree_histogram,

@@ -5,8 +5,11 @@ frozen dataclass whose ``repr`` (every field) is the identifier, so two metrics 
 when they mean the same thing. Every descriptor has an exact ``distance(g1, g2)`` in plain
 Python, which the tests use to check stability maps against brute force.
 
-All metrics here are integer-valued and put graphs on different node sets at distance ``inf``
-(the node set is public).
+All metrics here are integer-valued. All but two put graphs on different node sets at distance
+``inf`` (the node set is public): :func:`node_insertion_distance` (unbounded node DP: a node
+with all its edges is added or removed, so the node set is private) and the output metric of
+the degree projection under it, :func:`padded_degree_distance`. Under those two a node is
+identified by its public id (``graph.node_ids[i]``, or ``i`` for a graph without ids).
 """
 
 from __future__ import annotations
@@ -25,11 +28,15 @@ from .graph import Graph
 __all__ = [
     "EdgeDistance",
     "NodeDistance",
+    "NodeInsertionDistance",
+    "PaddedDegreeDistance",
     "EdgeLabelDistance",
     "GroupDistance",
     "DegreeSequenceDistance",
     "edge_distance",
     "node_distance",
+    "node_insertion_distance",
+    "padded_degree_distance",
     "edge_label_distance",
     "group_distance",
     "degree_sequence_distance",
@@ -111,6 +118,74 @@ def _min_vertex_cover_size(pairs: list[tuple[int, int]]) -> int:
     return k
 
 
+def node_id_list(g: Graph) -> list:
+    """The public id of every node: ``node_ids`` if the graph has them, else ``0..n−1``."""
+    return list(g.node_ids) if g.node_ids is not None else list(range(g.num_nodes))
+
+
+def _edges_by_id(g: Graph) -> dict[frozenset, frozenset[str] | None]:
+    ids = node_id_list(g)
+    labels = g.label_sets() if g.is_labeled else [None] * g.num_edges
+    return {frozenset((ids[u], ids[v])): lab for u, v, lab in zip(g.src.tolist(), g.dst.tolist(), labels)}
+
+
+@dataclass(frozen=True)
+class NodeInsertionDistance:
+    """Node-level, unbounded (add/remove a node): the least number of node insertions and
+    deletions, each with all of the node's edges (and their labels), that turn one graph into the
+    other. Nodes are matched by their public id (``node_ids``, else the index).
+
+    This is the node-DP notion of most of the literature (Kasiviswanathan et al. 2013; Day, Li &
+    Lyu 2016): the *node set is private*, so a release under it must not rely on the number of
+    nodes (a domain's ``num_nodes`` restricts it to graphs of one size, between which a rewired
+    node is at distance 2). Rewiring one node (:func:`node_distance`) is a deletion and a
+    re-insertion: distance 2 here; an added or removed node is distance 1.
+
+    ``distance`` is ``|V₁ △ V₂| + 2·τ``, ``τ`` the minimum vertex cover of the edges that differ
+    among the shared nodes (exponential in ``τ``; for tests on small graphs).
+    """
+
+    def distance(self, g1: Graph, g2: Graph) -> float:
+        if g1.is_labeled != g2.is_labeled:
+            return INF
+        ids1, ids2 = set(node_id_list(g1)), set(node_id_list(g2))
+        shared = ids1 & ids2
+        e1, e2 = _edges_by_id(g1), _edges_by_id(g2)
+        differing = [tuple(k) for k in set(e1) | set(e2) if k <= shared and e1.get(k, 0) != e2.get(k, 0)]
+        # vertex cover over ids: relabel them 0.. for the solver
+        index = {x: i for i, x in enumerate(shared)}
+        pairs = [(index[a], index[b]) for a, b in differing]
+        return len(ids1 ^ ids2) + 2 * _min_vertex_cover_size(pairs)
+
+
+@dataclass(frozen=True)
+class PaddedDegreeDistance:
+    """L1 distance between degree vectors indexed by node id, an absent node counted at degree
+    ``θ + 1``: ``Σ_{x ∈ V₁∩V₂} |deg₁ x − deg₂ x| + Σ_{x ∈ V₁△V₂} (θ + 1 − deg x)`` (a
+    pseudo-metric: the L1 distance of the padded vectors). Graphs with a degree above ``θ`` are at
+    distance ``inf``.
+
+    The output metric of :func:`~opendp_graph.make_degree_projection` under
+    :func:`node_insertion_distance`. The padding makes an absent node sit *above* every entry of
+    a ``θ``-cumulative histogram, so a node at degree ``a`` and an absent one differ in exactly
+    ``θ + 1 − a`` of its entries: the cumulative histogram moves by at most this distance, and an
+    inserted node of kept degree ``k`` costs ``θ + 1 − k`` here while moving its ``k`` neighbours
+    by at most ``k`` in all: ``θ + 1``, the sensitivity Day, Li & Lyu (SIGMOD 2016, §4) give
+    for the ``θ``-cumulative histogram after their edge-addition projection (proof in
+    :func:`~opendp_graph.make_degree_projection`).
+    """
+
+    theta: int
+
+    def distance(self, g1: Graph, g2: Graph) -> float:
+        if g1.max_degree > self.theta or g2.max_degree > self.theta:
+            return INF
+        d1 = dict(zip(node_id_list(g1), g1.degrees.tolist()))
+        d2 = dict(zip(node_id_list(g2), g2.degrees.tolist()))
+        pad = self.theta + 1
+        return sum(abs(d1.get(x, pad) - d2.get(x, pad)) for x in set(d1) | set(d2))
+
+
 @dataclass(frozen=True)
 class EdgeLabelDistance:
     """Edge-label (confidentiality) setting: the structure is public and equal; the distance is
@@ -180,6 +255,24 @@ def edge_distance() -> dp.Metric:
 def node_distance() -> dp.Metric:
     """Node-level neighbours: graphs that differ only in the edges of one node are at distance 1."""
     return _metric(NodeDistance())
+
+
+def node_insertion_distance() -> dp.Metric:
+    """Node-level neighbours, unbounded: graphs that differ by one node and all its edges are at
+    distance 1 (the node set is private). See :class:`NodeInsertionDistance`.
+
+    >>> import opendp_graph as dpg
+    >>> dpg.node_insertion_distance()
+    NodeInsertionDistance()
+    """
+    return _metric(NodeInsertionDistance())
+
+
+def padded_degree_distance(theta: int) -> dp.Metric:
+    """Degree vectors by node id, an absent node at ``θ + 1`` (see :class:`PaddedDegreeDistance`)."""
+    from ._checks import integer_at_least
+
+    return _metric(PaddedDegreeDistance(integer_at_least("theta", theta, 0)))
 
 
 def edge_label_distance() -> dp.Metric:

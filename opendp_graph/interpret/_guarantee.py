@@ -24,7 +24,16 @@ from typing import Any
 import opendp.prelude as dp
 
 from ..domains import GraphDomain
-from ..metrics import DegreeSequenceDistance, EdgeDistance, EdgeLabelDistance, GroupDistance, NodeDistance, metric_descriptor
+from ..metrics import (
+    DegreeSequenceDistance,
+    EdgeDistance,
+    EdgeLabelDistance,
+    GroupDistance,
+    NodeDistance,
+    NodeInsertionDistance,
+    PaddedDegreeDistance,
+    metric_descriptor,
+)
 from ._ergm import AlphaReport
 
 __all__ = ["EdgeSecretGuarantee", "edge_secret_guarantee", "describe_guarantee"]
@@ -33,6 +42,8 @@ __all__ = ["EdgeSecretGuarantee", "edge_secret_guarantee", "describe_guarantee"]
 _ONE_EDGE = {
     EdgeDistance: 1,  # by definition
     NodeDistance: 1,  # one endpoint's incident edges cover the change
+    NodeInsertionDistance: 2,  # delete an endpoint and insert it again without the edge
+    PaddedDegreeDistance: 2,  # both endpoints' degrees move by one
     GroupDistance: 1,  # ceil(1 / k) = 1
     DegreeSequenceDistance: 2,  # both endpoints' degrees move by one
 }

@@ -23,6 +23,8 @@ from ..metrics import (
     EdgeLabelDistance,
     GroupDistance,
     NodeDistance,
+    NodeInsertionDistance,
+    PaddedDegreeDistance,
     integer_d_in,
 )
 from ._core import int_scalar_space, int_vector_space, make_graph_transformation, stability_rule, then
@@ -67,6 +69,10 @@ def make_edge_count(input_domain: dp.Domain, input_metric: dp.Metric) -> dp.Tran
       each graph has at most ``d·D`` edges touching ``S`` and all other edges are shared, so the
       counts differ by at most ``d·D``. Tight (a node rewired from ``D`` edges to none). Needs
       ``max_degree``.
+    * node-insertion distance (add/remove a node): ``d·D``. An inserted or deleted node takes at
+      most ``D`` edges with it; ``d`` such steps, each between graphs of the domain (induced
+      subgraphs of the two, which keep the degree bound). Tight (a node of degree ``D``). Needs
+      ``max_degree``.
     * edge-label distance: ``0`` (the structure is public and equal).
     * degree-sequence distance: ``⌊d/2⌋``, since ``|E| = Σ deg / 2``.
 
@@ -103,6 +109,12 @@ def _edge_count_group(domain, metric):
 
 @stability_rule("edge_count", NodeDistance)
 def _edge_count_node(domain, metric):
+    bound = require_max_degree(domain, "edge_count")
+    return lambda d_in: integer_d_in(d_in) * bound
+
+
+@stability_rule("edge_count", NodeInsertionDistance)
+def _edge_count_insertion(domain, metric):
     bound = require_max_degree(domain, "edge_count")
     return lambda d_in: integer_d_in(d_in) * bound
 
@@ -229,6 +241,17 @@ def _hist_node(domain, metric, bins):
     return lambda d_in: _capped(4 * integer_d_in(d_in) * bound, _two_n(domain))
 
 
+@stability_rule("degree_histogram", NodeInsertionDistance)
+def _hist_insertion(domain, metric, bins):
+    bound = require_max_degree(domain, "degree_histogram")
+    return lambda d_in: _capped((2 * bound + 1) * integer_d_in(d_in), _two_n(domain))
+
+
+@stability_rule("degree_histogram", PaddedDegreeDistance)
+def _hist_padded(domain, metric, bins):
+    return lambda d_in: 2 * integer_d_in(d_in)
+
+
 @stability_rule("degree_histogram", EdgeLabelDistance)
 def _hist_label(domain, metric, bins):
     return lambda d_in: 0 * integer_d_in(d_in)
@@ -255,8 +278,18 @@ def make_cumulative_degree_histogram(
     * node distance: ``2dD``. With ``S``, ``a_v``, ``r_v`` as for the histogram, the entries move
       by ``Σ_w |Δdeg_w| ≤ Σ_{v∈S} (|a_v − r_v| + a_v + r_v) = Σ_{v∈S} 2·max(a_v, r_v) ≤ 2dD``.
       Tight for ``d = 1`` (``D`` leaves detached and ``D`` new neighbours attached).
+    * node-insertion distance (add/remove a node; ``B`` = ``max_degree`` of the query, the last
+      entry): ``d·(max(B, D) + 1)``. An inserted node of degree ``a`` enters the entries
+      ``min(a, B)..B`` (``B + 1 − min(a, B)`` of them) and each of its ``a`` neighbours moves at most
+      one entry: ``B + 1`` if ``a ≤ B``, else ``a + 1 ≤ D + 1``. Tight (``a = D``, neighbours below ``B``).
     * edge-label distance: ``0``.
     * degree-sequence distance: ``d`` (the entries move by at most ``Σ_w |Δdeg_w|``).
+    * padded degree distance ``θ`` (after the projection under node insertion, whose graphs have
+      degrees ``≤ θ``): ``d`` when ``B ≤ θ``, else ``d·(B − θ + 1)``. A shared node whose degree
+      moves by ``δ`` moves at most ``|δ|`` entries; a node of degree ``a`` present in one graph only
+      is in ``B + 1 − min(a, B)`` entries while the distance counts ``θ + 1 − a`` for it: no more
+      when ``B ≤ θ``, at most ``B − θ + 1`` times more otherwise. With ``B = θ`` and the
+      projection's ``θ + 1``, this is Day, Li & Lyu's ``θ + 1`` for one node.
     """
     return make_binned(input_domain, input_metric, max_degree, "cumulative_degree_histogram", cumulative_degree_histogram)
 
@@ -282,6 +315,18 @@ def _cum_group(domain, metric, bins):
 def _cum_node(domain, metric, bins):
     bound = require_max_degree(domain, "cumulative_degree_histogram")
     return lambda d_in: _capped(2 * integer_d_in(d_in) * bound, _n_times_bins(domain, bins))
+
+
+@stability_rule("cumulative_degree_histogram", NodeInsertionDistance)
+def _cum_insertion(domain, metric, bins):
+    bound = require_max_degree(domain, "cumulative_degree_histogram")
+    return lambda d_in: _capped((max(bins, bound) + 1) * integer_d_in(d_in), _n_times_bins(domain, bins))
+
+
+@stability_rule("cumulative_degree_histogram", PaddedDegreeDistance)
+def _cum_padded(domain, metric, bins):
+    per_unit = 1 if bins <= metric.theta else bins - metric.theta + 1
+    return lambda d_in: per_unit * integer_d_in(d_in)
 
 
 @stability_rule("cumulative_degree_histogram", EdgeLabelDistance)

@@ -40,7 +40,15 @@ from .._checks import positive_integer, property_names
 from .._distributed import DistributedGraph
 from ..domains import GraphDomain, graph_domain_descriptor
 from ..graph import Graph
-from ..metrics import EdgeDistance, EdgeLabelDistance, GroupDistance, NodeDistance, integer_d_in, metric_descriptor
+from ..metrics import (
+    EdgeDistance,
+    EdgeLabelDistance,
+    GroupDistance,
+    NodeDistance,
+    NodeInsertionDistance,
+    integer_d_in,
+    metric_descriptor,
+)
 from ._core import int_count_map_space, make_graph_transformation, stability_rule, then
 from .degrees import require_max_degree
 
@@ -281,6 +289,8 @@ _LABEL_GUARANTEE = """
       differ; the counts of the others cancel, so each count moves by at most ``d·D``, and
       ``|X − X'|₁ ≤ |X|₁ + |X'|₁ ≤ 2c_eff·d·D`` for the touching edges' counts ``X, X'``.
       Needs ``max_degree``.
+    * node-insertion distance (add/remove a node): the edge bound at ``d·D`` edges: an inserted
+      or deleted node adds or removes at most ``D`` edges and relabels none. Needs ``max_degree``.
     * an input metric with a vocabulary (a Pufferfish model fitted on some properties):
       ``make_label_counts`` refuses a vocabulary outside it, and the map without vocabulary
       counts only its properties (``|V|`` = their number).
@@ -489,6 +499,25 @@ def _counts_node(domain, metric, c):
 def _map_node(domain, metric, c):
     bound = require_max_degree(domain, "label_count_map")
     per_edge = LabelContribution.of(c).relabel
+
+    def stability(d_in):
+        edges = integer_d_in(d_in) * bound
+        return (LabelContribution.of(c).keys(per_edge * edges), per_edge * edges, edges if per_edge else 0)
+
+    return stability
+
+
+@stability_rule("label_counts", NodeInsertionDistance)
+def _counts_insertion(domain, metric, c):
+    bound = require_max_degree(domain, "label_counts")
+    per_edge = LabelContribution.of(c).effective
+    return lambda d_in: per_edge * integer_d_in(d_in) * bound
+
+
+@stability_rule("label_count_map", NodeInsertionDistance)
+def _map_insertion(domain, metric, c):
+    bound = require_max_degree(domain, "label_count_map")
+    per_edge = LabelContribution.of(c).effective
 
     def stability(d_in):
         edges = integer_d_in(d_in) * bound

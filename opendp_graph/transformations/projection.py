@@ -15,32 +15,68 @@ histograms have proven stability (see :mod:`.degrees`).
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import opendp.prelude as dp
 
 from .._checks import positive_integer
 from ..domains import graph_domain, graph_domain_descriptor
 from ..graph import Graph
-from ..metrics import EdgeDistance, EdgeLabelDistance, GroupDistance, NodeDistance, degree_sequence_distance, integer_d_in
+from ..metrics import (
+    EdgeDistance,
+    EdgeLabelDistance,
+    GroupDistance,
+    NodeDistance,
+    NodeInsertionDistance,
+    degree_sequence_distance,
+    integer_d_in,
+    metric_descriptor,
+    padded_degree_distance,
+)
 from ._core import make_graph_transformation, stability_rule, then
 
-__all__ = ["make_degree_projection", "then_degree_projection", "degree_projection", "edge_order"]
+__all__ = ["make_degree_projection", "then_degree_projection", "degree_projection", "edge_order", "node_codes"]
+
+
+def _splitmix64(z: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        z = z + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
+def _id_code(node_id) -> int:
+    """A 64-bit code of one public node id, a function of the id alone: an integer id in the
+    int64 range is itself (two's complement), anything else a BLAKE2b digest of its ``repr``."""
+    if isinstance(node_id, (int, np.integer)) and -(2**63) <= int(node_id) < 2**63:
+        return int(node_id) & (2**64 - 1)
+    return int.from_bytes(hashlib.blake2b(repr(node_id).encode(), digest_size=8).digest(), "little")
+
+
+def node_codes(graph: Graph) -> np.ndarray:
+    """Each node's 64-bit id code (``0..n−1`` for a graph without ``node_ids``)."""
+    if graph.node_ids is None:
+        return np.arange(graph.num_nodes, dtype=np.uint64)
+    return np.fromiter((_id_code(x) for x in graph.node_ids), dtype=np.uint64, count=graph.num_nodes)
 
 
 def edge_order(graph: Graph) -> np.ndarray:
     """Positions of ``graph``'s edges in the public scanning order.
 
-    The order ranks every *possible* pair ``{u, v}`` by a fixed 64-bit mix (SplitMix64) of
-    ``(u, v)``: it depends on the pair only, never on which other edges exist, and behaves like a
-    public random permutation (so low node indices are not favoured).
+    The order ranks every *possible* pair of node ids ``{x, y}`` by a fixed 64-bit mix
+    (SplitMix64) of the pair's id codes (:func:`node_codes`), ties broken by the codes: it depends
+    on the pair of ids only, never on which other nodes or edges exist (so a graph with one more
+    node scans the other graph's edges in the same relative order, which the projection's
+    guarantee under node insertion needs), and it behaves like a public random permutation (low
+    ids are not favoured). For a graph without ``node_ids`` the codes are the indices.
     """
-    with np.errstate(over="ignore"):
-        z = (graph.src.astype(np.uint64) << np.uint64(32)) ^ graph.dst.astype(np.uint64)
-        z = z + np.uint64(0x9E3779B97F4A7C15)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        z = z ^ (z >> np.uint64(31))
-    return np.lexsort((graph.edge_keys, z))
+    codes = node_codes(graph)
+    a, b = codes[graph.src], codes[graph.dst]
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    z = _splitmix64((lo << np.uint64(32)) ^ hi)
+    return np.lexsort((hi, lo, z))
 
 
 def degree_projection(graph: Graph, max_degree: int) -> Graph:
@@ -63,8 +99,10 @@ def degree_projection(graph: Graph, max_degree: int) -> Graph:
 def make_degree_projection(input_domain: dp.Domain, input_metric: dp.Metric, max_degree: int) -> dp.Transformation:
     """Project a graph to maximum degree ``θ = max_degree`` by edge addition in a public order.
 
-    Output: ``graph_domain(num_nodes=<input's>, max_degree=θ)`` (labels are dropped) with
-    :func:`~opendp_graph.degree_sequence_distance`.
+    Output: ``graph_domain(num_nodes=<input's>, max_degree=K)``, ``K = min(θ, D)`` (labels are
+    dropped), with :func:`~opendp_graph.degree_sequence_distance`, or, from
+    :func:`~opendp_graph.node_insertion_distance` (whose graphs differ in their node sets),
+    :func:`~opendp_graph.padded_degree_distance` ``(K)``.
 
     **Stability guarantee** (``d`` = input distance):
 
@@ -88,7 +126,18 @@ def make_degree_projection(input_domain: dp.Domain, input_metric: dp.Metric, max
     For one edge ``e`` the same potential with ``−2·[e kept]`` gives 2, and ``d`` edges chain
     through the intersection. Tight: a node moved from ``min(θ, D)`` leaves to ``min(θ, D)``
     other leaves.
-    This is the bounded (rewiring) analogue of Day, Li & Lyu's Lemma 4 for node insertion.
+    This is the bounded (rewiring) analogue of Day, Li & Lyu's result for node insertion.
+
+    * node-insertion distance (add/remove a node; output: padded degree distance ``K``):
+      ``(K + 1)·d``. *Proof.* Let ``g1 = g0 + v``. The scanning order depends on id pairs only,
+      so the scan of ``g1`` meets ``g0``'s edges in ``g0``'s order, and the potential argument
+      above with ``S = {v}`` (``v`` isolated in ``g0``) gives ``Σ_{w ≠ v} |δ(w)| ≤ k_v``, ``k_v ≤ K``
+      the kept degree of ``v`` in ``P(g1)``. ``v`` is absent from ``P(g0)``: it costs
+      ``K + 1 − k_v`` in the padded distance, in all ``≤ K + 1``. ``d`` insertions and deletions
+      chain through induced subgraphs of the two graphs (in the domain). Tight (``v`` joined to
+      ``K`` isolated nodes: ``K`` degrees move by one, and ``v`` costs one). Chained with
+      :func:`make_cumulative_degree_histogram` (``max_degree=K``) this is ``K + 1``: Day, Li &
+      Lyu's (SIGMOD 2016, §4) ``θ + 1`` for the ``θ``-cumulative histogram.
 
     :example:
 
@@ -102,12 +151,14 @@ def make_degree_projection(input_domain: dp.Domain, input_metric: dp.Metric, max
     """
     domain = graph_domain_descriptor(input_domain)
     theta = positive_integer("max_degree", max_degree)
+    kept = _kept_degree_bound(domain, theta)
+    insertion = isinstance(metric_descriptor(input_metric), NodeInsertionDistance)
     return make_graph_transformation(
         input_domain,
         input_metric,
         query="degree_projection",
-        output_domain=graph_domain(num_nodes=domain.num_nodes, max_degree=_kept_degree_bound(domain, theta)),
-        output_metric=degree_sequence_distance(),
+        output_domain=graph_domain(num_nodes=domain.num_nodes, max_degree=kept),
+        output_metric=padded_degree_distance(kept) if insertion else degree_sequence_distance(),
         function=lambda g: degree_projection(g, theta),
         params={"theta": theta},
     )
@@ -125,6 +176,12 @@ def _kept_degree_bound(domain, theta: int) -> int:
 def _proj_node(domain, metric, theta):
     bound = 2 * _kept_degree_bound(domain, theta)
     return lambda d_in: bound * integer_d_in(d_in)
+
+
+@stability_rule("degree_projection", NodeInsertionDistance)
+def _proj_insertion(domain, metric, theta):
+    per_node = _kept_degree_bound(domain, theta) + 1
+    return lambda d_in: per_node * integer_d_in(d_in)
 
 
 @stability_rule("degree_projection", EdgeDistance, GroupDistance)

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 
 from ..domains import GraphDomain
 from ..graph import Graph
-from ..metrics import EdgeDistance, EdgeLabelDistance, GroupDistance, NodeDistance, integer_d_in
+from ..metrics import EdgeDistance, EdgeLabelDistance, GroupDistance, NodeDistance, NodeInsertionDistance, integer_d_in
 from ._core import int_scalar_space, make_graph_transformation, stability_rule, then
 
 __all__ = ["make_triangle_count", "then_triangle_count", "triangle_count"]
@@ -61,6 +61,9 @@ def make_triangle_count(input_domain: dp.Domain, input_metric: dp.Metric) -> dp.
     * node distance: ``d·min(C(D, 2), C(n − 1, 2))``. Triangles avoiding the cover ``S`` use only
       shared edges; each graph has at most ``C(D, 2)`` (and ``C(n−1, 2)``) triangles through each
       node of ``S``. Tight for ``d = 1`` (a node joined to a ``D``-clique, then detached).
+    * node-insertion distance (add/remove a node): the same, ``d·min(C(D, 2), C(n − 1, 2))``: the
+      triangles an inserted node brings all pass through it (the graph with it has ``n`` nodes
+      when the domain fixes ``n``). Tight (a node joined to a ``D``-clique).
     * edge-label distance: ``0``.
     """
     return make_graph_transformation(
@@ -88,7 +91,7 @@ def _tri_group(domain, metric):
     return lambda d_in: integer_d_in(d_in) * metric.k * t
 
 
-@stability_rule("triangle_count", NodeDistance)
+@stability_rule("triangle_count", NodeDistance, NodeInsertionDistance)
 def _tri_node(domain, metric):
     bounds = []
     if domain.max_degree is not None:
