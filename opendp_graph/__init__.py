@@ -36,13 +36,23 @@ from .transformations import (
     make_label_count_map,
     make_label_counts,
     make_triangle_count,
+    make_degree_tail_counts,
     then_cumulative_degree_histogram,
+    then_degree_tail_counts,
     then_degree_histogram,
     then_degree_projection,
     then_edge_count,
     then_label_count_map,
     then_label_counts,
     then_triangle_count,
+)
+from .node_degrees import (
+    DegreeDistributionRelease,
+    degree_distribution_noise,
+    fit_degree_histogram,
+    histogram_from_cumulative,
+    make_histogram_from_cumulative,
+    make_private_degree_distribution,
 )
 from .measurements import calibrate_laplace_threshold, make_laplace_threshold, then_laplace_threshold
 from ._context import context, register_with_context

@@ -38,6 +38,9 @@ __all__ = [
     "then_cumulative_degree_histogram",
     "degree_histogram",
     "cumulative_degree_histogram",
+    "make_degree_tail_counts",
+    "then_degree_tail_counts",
+    "degree_tail_counts",
     "require_max_degree",
 ]
 
@@ -337,3 +340,68 @@ def _cum_label(domain, metric, bins):
 @stability_rule("cumulative_degree_histogram", DegreeSequenceDistance)
 def _cum_degseq(domain, metric, bins):
     return lambda d_in: _capped(integer_d_in(d_in), _n_times_bins(domain, bins))
+
+
+# ---------------------------------------------------------------------------- tail counts
+def degree_tail_counts(graph: Graph, thresholds) -> list[int]:
+    """Non-private: for each threshold ``t``, the number of nodes of degree ``> t``."""
+    deg = np.sort(graph.degrees)
+    return (deg.size - np.searchsorted(deg, np.asarray(thresholds, dtype=np.int64), side="right")).astype(np.int64).tolist()
+
+
+def make_degree_tail_counts(input_domain: dp.Domain, input_metric: dp.Metric, thresholds) -> dp.Transformation:
+    """For each public threshold ``t`` of ``thresholds``, the number of nodes of degree above
+    ``t``: an ``i64`` vector with ``linf_distance`` (the input of a selection such as OpenDP's
+    ``make_noisy_max``; :func:`opendp_graph.make_private_degree_distribution` scores the
+    projection bounds with it).
+
+    **Stability guarantee** (``d`` = input distance; every entry moves by at most):
+
+    * degree-sequence distance (after the projection under rewiring): ``d``. A node's count at
+      ``t`` changes only if its degree crosses ``t``, which costs at least 1 of ``Σ_w |Δdeg_w|``.
+    * padded degree distance ``θ`` (after the projection under node insertion): ``d``. Shared
+      nodes as above; a node present in one graph only moves each entry by at most 1 and costs
+      ``θ + 1 − deg ≥ 1``.
+    * edge distance: ``2d`` (an edge moves two degrees by one); group distance ``k``: ``2dk``;
+      edge-label distance: ``0``.
+
+    Raw graphs under node-level metrics have no bound here (one node moves its every neighbour):
+    chain :func:`~opendp_graph.make_degree_projection` first. Tight: a node of degree ``t``
+    gaining an edge.
+    """
+    if isinstance(thresholds, (str, bytes)) or not hasattr(thresholds, "__iter__"):
+        raise TypeError(f"thresholds must be a sequence of non-negative integers, got {thresholds!r}")
+    values = [check_bins(t, graph_domain_descriptor(input_domain), "thresholds") for t in thresholds]
+    if not values:
+        raise ValueError("thresholds must not be empty")
+    return make_graph_transformation(
+        input_domain,
+        input_metric,
+        query="degree_tail_counts",
+        output_domain=dp.vector_domain(dp.atom_domain(T=dp.i64), size=len(values)),
+        output_metric=dp.linf_distance(T=dp.i64),
+        function=lambda g: degree_tail_counts(g, values),
+    )
+
+
+then_degree_tail_counts = then(make_degree_tail_counts)
+
+
+@stability_rule("degree_tail_counts", DegreeSequenceDistance, PaddedDegreeDistance)
+def _tail_degree(domain, metric):
+    return lambda d_in: integer_d_in(d_in)
+
+
+@stability_rule("degree_tail_counts", EdgeDistance)
+def _tail_edge(domain, metric):
+    return lambda d_in: 2 * integer_d_in(d_in)
+
+
+@stability_rule("degree_tail_counts", GroupDistance)
+def _tail_group(domain, metric):
+    return lambda d_in: 2 * integer_d_in(d_in) * metric.k
+
+
+@stability_rule("degree_tail_counts", EdgeLabelDistance)
+def _tail_label(domain, metric):
+    return lambda d_in: 0 * integer_d_in(d_in)

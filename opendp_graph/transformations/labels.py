@@ -488,39 +488,36 @@ def _map_label(domain, metric, c):
     return stability
 
 
+def _per_node(query: str, domain, c, per_edge: int, as_map: bool):
+    """Node-level rules: up to ``D`` edges per unit of input distance change, each moving at
+    most ``per_edge`` counts (``relabel`` when a node is rewired, ``effective`` when it is added
+    or removed)."""
+    bound = require_max_degree(domain, query)
+    if not as_map:
+        return lambda d_in: per_edge * integer_d_in(d_in) * bound
+
+    def stability(d_in):
+        edges = integer_d_in(d_in) * bound
+        return (LabelContribution.of(c).keys(per_edge * edges), per_edge * edges, edges if per_edge else 0)
+
+    return stability
+
+
 @stability_rule("label_counts", NodeDistance)
 def _counts_node(domain, metric, c):
-    bound = require_max_degree(domain, "label_counts")
-    per_edge = LabelContribution.of(c).relabel
-    return lambda d_in: per_edge * integer_d_in(d_in) * bound
+    return _per_node("label_counts", domain, c, LabelContribution.of(c).relabel, as_map=False)
 
 
 @stability_rule("label_count_map", NodeDistance)
 def _map_node(domain, metric, c):
-    bound = require_max_degree(domain, "label_count_map")
-    per_edge = LabelContribution.of(c).relabel
-
-    def stability(d_in):
-        edges = integer_d_in(d_in) * bound
-        return (LabelContribution.of(c).keys(per_edge * edges), per_edge * edges, edges if per_edge else 0)
-
-    return stability
+    return _per_node("label_count_map", domain, c, LabelContribution.of(c).relabel, as_map=True)
 
 
 @stability_rule("label_counts", NodeInsertionDistance)
 def _counts_insertion(domain, metric, c):
-    bound = require_max_degree(domain, "label_counts")
-    per_edge = LabelContribution.of(c).effective
-    return lambda d_in: per_edge * integer_d_in(d_in) * bound
+    return _per_node("label_counts", domain, c, LabelContribution.of(c).effective, as_map=False)
 
 
 @stability_rule("label_count_map", NodeInsertionDistance)
 def _map_insertion(domain, metric, c):
-    bound = require_max_degree(domain, "label_count_map")
-    per_edge = LabelContribution.of(c).effective
-
-    def stability(d_in):
-        edges = integer_d_in(d_in) * bound
-        return (LabelContribution.of(c).keys(per_edge * edges), per_edge * edges, edges if per_edge else 0)
-
-    return stability
+    return _per_node("label_count_map", domain, c, LabelContribution.of(c).effective, as_map=True)
