@@ -16,6 +16,9 @@ histograms have proven stability (see :mod:`.degrees`).
 from __future__ import annotations
 
 import hashlib
+import numbers
+from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 import opendp.prelude as dp
@@ -47,12 +50,43 @@ def _splitmix64(z: np.ndarray) -> np.ndarray:
         return z ^ (z >> np.uint64(31))
 
 
+def _canonical(node_id) -> str:
+    """A text that two ids share exactly when Python finds them equal (for numbers of any type,
+    strings, bytes and tuples of these): the metrics match nodes by ``==``, so ``1``, ``1.0``,
+    ``Fraction(1)`` and ``Decimal("1")`` are one node and must get one code."""
+    if isinstance(node_id, (str, bytes)):
+        return ("s" if isinstance(node_id, str) else "b") + repr(node_id)
+    if isinstance(node_id, tuple):
+        return "t(" + ",".join(_canonical(x) for x in node_id) + ")"
+    if isinstance(node_id, numbers.Complex) or isinstance(node_id, Decimal):
+        value = node_id
+        if isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
+            if value.imag != 0:
+                return "c(" + _canonical(value.real) + "," + _canonical(value.imag) + ")"
+            value = value.real
+        try:
+            exact = Fraction(value) if isinstance(value, (numbers.Rational, Decimal)) else Fraction(float(value))
+        except (ValueError, OverflowError, TypeError):  # nan, ±inf: equal only to themselves (or never)
+            return "f" + repr(float(value))
+        return f"q{exact.numerator}/{exact.denominator}"
+    return "r" + type(node_id).__qualname__ + ":" + repr(node_id)
+
+
 def _id_code(node_id) -> int:
-    """A 64-bit code of one public node id, a function of the id alone: an integer id in the
-    int64 range is itself (two's complement), anything else a BLAKE2b digest of its ``repr``."""
+    """A 64-bit code of one public node id, a function of the id's equality class alone: an id
+    equal to an integer in the int64 range (``3``, ``3.0``, ``np.int32(3)``, ``Fraction(3)``)
+    is that integer (two's complement), anything else a BLAKE2b digest of :func:`_canonical`
+    (numbers by their exact value, so equal ids of different numeric types share it). Ids of
+    other types are coded by type and ``repr``: two such ids that compare equal must be of one
+    type with one ``repr``."""
     if isinstance(node_id, (int, np.integer)) and -(2**63) <= int(node_id) < 2**63:
         return int(node_id) & (2**64 - 1)
-    return int.from_bytes(hashlib.blake2b(repr(node_id).encode(), digest_size=8).digest(), "little")
+    text = _canonical(node_id)
+    if text.startswith("q") and text.endswith("/1"):
+        value = int(text[1:-2])
+        if -(2**63) <= value < 2**63:
+            return value & (2**64 - 1)
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
 
 
 def node_codes(graph: Graph) -> np.ndarray:
