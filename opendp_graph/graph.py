@@ -37,6 +37,18 @@ _SELF_LOOP_CHOICES = ("error", "drop")
 MAX_NUM_NODES = math.isqrt(2**63)  # 3_037_000_499: n² - 1 < 2**63 exactly when n² <= 2**63
 
 
+def _compact_index(labels: sp.csr_array) -> sp.csr_array:
+    """The label matrix with 32-bit ``indices`` and ``indptr`` when every index fits (scipy keeps
+    the two in one dtype): 8 bytes per (edge, label) pair less at rest than int64, the same
+    values. Code that does arithmetic on them widens first (``astype(np.intp)``)."""
+    small = max(labels.nnz, *labels.shape) < 2**31 - 1
+    if not small or (labels.indices.dtype == np.int32 and labels.indptr.dtype == np.int32):
+        return labels
+    return sp.csr_array(
+        (labels.data, labels.indices.astype(np.int32), labels.indptr.astype(np.int32)), shape=labels.shape, copy=False
+    )
+
+
 def _readonly(a: np.ndarray) -> np.ndarray:
     """A read-only view of ``a`` whose memory owner is read-only too: ``setflags(write=True)`` on
     what callers get raises, so a Graph's arrays cannot be switched back to writable (an array
@@ -241,6 +253,7 @@ class Graph:
         object.__setattr__(self, "_src", _readonly(src))
         object.__setattr__(self, "_dst", _readonly(dst))
         if labels is not None:
+            labels = _compact_index(labels)
             labels.data, labels.indices, labels.indptr = (_readonly(a) for a in (labels.data, labels.indices, labels.indptr))
         if vocabulary is not None:
             check_label_names(vocabulary)  # every label reaches OpenDP as a string key

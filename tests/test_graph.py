@@ -187,3 +187,15 @@ def test_node_indices_from_public_names():
     # the Blowfish use: VIPs by name
     policy = dpg.BlowfishPolicy.attribute(vip=g.node_indices(["bob"]))
     assert policy.vip == (1,)
+
+
+def test_label_matrix_is_stored_with_32_bit_indices_when_they_fit():
+    """Issue 18: 8 bytes per labelled pair less at rest, the same values."""
+    from opendp_graph.graph import _compact_index
+
+    g = Graph.from_edges([0, 0, 1], [1, 2, 2], labels=[["b", "a"], [], ["c"]])
+    assert g.labels.indices.dtype == np.int32 and g.labels.indptr.dtype == np.int32
+    assert g.label_sets() == [frozenset({"a", "b"}), frozenset(), frozenset({"c"})]
+    wide = sp.csr_array((np.ones(2, dtype=bool), np.array([0, 2**31 + 3]), np.array([0, 2])), shape=(1, 2**31 + 5))
+    assert _compact_index(wide).indices.dtype == np.int64  # an index beyond int32 keeps 64 bits
+    assert np.array_equal(_compact_index(wide).indices, [0, 2**31 + 3])
