@@ -47,7 +47,7 @@ class GraphDomain:
         if not self.labeled and value.is_labeled:
             return "the graph has edge labels but the domain is unlabeled (use graph_domain(labeled=True) or Graph.without_labels())"
         if self.num_nodes is not None and value.num_nodes != self.num_nodes:
-            return f"the domain has {self.num_nodes} nodes but the graph has {value.num_nodes}"
+            return f"the graph's number of nodes is not the domain's num_nodes={self.num_nodes}"  # never the graph's own count
         if self.max_degree is not None and value.max_degree > self.max_degree:
             return f"the graph violates the domain's max_degree={self.max_degree}"
         if self.max_labels_per_edge is not None and value.num_edges:

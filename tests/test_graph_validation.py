@@ -613,3 +613,12 @@ def test_labels_opendp_cannot_carry_are_refused(label):
         dpg.Graph.from_arrays(np.array([0]), np.array([1]), 2, label_matrix=sp.csr_array(np.ones((1, 1))), vocabulary=[label])
     with pytest.raises(ValueError, match="NUL|Unicode"):
         (dpg.graph_domain(labeled=True), dpg.edge_distance()) >> dpg.then_label_count_map(1, ["ok", label])
+
+
+def test_domain_refusal_does_not_echo_the_graph_node_count():
+    """A graph outside a fixed-size domain is refused without saying its own size (it is data)."""
+    import opendp_graph as dpg
+
+    domain = dpg.graph_domain(num_nodes=5)
+    why = domain.descriptor.violation(dpg.Graph.from_edges([0], [1], num_nodes=7))
+    assert "num_nodes=5" in why and "7" not in why
