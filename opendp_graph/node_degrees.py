@@ -280,7 +280,9 @@ def make_private_degree_distribution(
         :func:`~opendp_graph.node_distance` (rewire a node), or any metric the projection supports.
     :param epsilon: the whole budget (selection and release).
     :param candidates: public projection bounds to choose from (positive integers; one
-        candidate skips the selection and spends all of ``ε`` on the release).
+        candidate skips the selection and spends all of ``ε`` on the release). When the domain
+        promises ``max_degree = D``, candidates above ``D`` become ``D`` (the projection is then
+        the identity, and the bins above ``D`` would only add noise).
     :param selection_share: the part of ``ε`` spent choosing ``θ``.
     :param scoring_bound: the bound of the projection the scores read (default twice the largest
         candidate): nodes above it are not seen by any score, so it should exceed every
@@ -325,6 +327,11 @@ def make_private_degree_distribution(
     metric_descriptor(input_metric)
     epsilon = _positive("epsilon", epsilon)
     thetas = _candidates(candidates)
+    promised = graph_domain_descriptor(input_domain).max_degree
+    if promised is not None and promised >= 1:
+        # above the domain's degree bound the projection changes nothing and the extra bins only
+        # carry noise (and a larger sensitivity): θ = max_degree says the same for less
+        thetas = sorted({min(t, int(promised)) for t in thetas})
     share = _positive("selection_share", selection_share)
     if share >= 1:
         raise ValueError(f"selection_share must be below 1, got {selection_share!r}")

@@ -153,6 +153,16 @@ def test_release_spends_epsilon_once_and_answers():
     assert math.isclose(single(g).noise_scale, 9 / 0.5, rel_tol=1e-6)  # θ + 1 over ε
 
 
+def test_candidates_above_the_domain_degree_bound_become_the_bound():
+    g = dpg.Graph.from_networkx(nx.barabasi_albert_graph(200, 2, seed=1))
+    bound = int(g.max_degree)
+    domain = dpg.graph_domain(max_degree=bound)
+    meas = dpg.make_private_degree_distribution(domain, dpg.node_insertion_distance(), 1.0, [4, bound + 10, bound + 40])
+    assert meas(g).theta in (4, bound)
+    single = dpg.make_private_degree_distribution(domain, dpg.node_insertion_distance(), 1.0, [bound + 10])
+    assert math.isclose(single(g).noise_scale, bound + 1, rel_tol=1e-6)  # θ + 1 at θ = the bound, not more
+
+
 def test_release_with_a_public_node_count_sums_to_it():
     g = dpg.Graph.from_networkx(nx.barabasi_albert_graph(300, 2, seed=4))
     meas = dpg.make_private_degree_distribution(
