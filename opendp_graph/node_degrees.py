@@ -35,6 +35,7 @@ import numpy as np
 import opendp.prelude as dp
 from scipy.optimize import isotonic_regression, lsq_linear
 
+from ._checks import integer_at_least, positive_integer
 from .domains import graph_domain_descriptor
 from .metrics import metric_descriptor
 from .transformations.degrees import then_cumulative_degree_histogram, then_degree_tail_counts
@@ -75,9 +76,8 @@ def histogram_from_cumulative(noisy_cumulative: Any, *, num_nodes: int | None = 
         raise ValueError("noisy_cumulative must not be empty")
     if not np.isfinite(values).all():
         raise ValueError("noisy_cumulative must be finite")
+    _check_num_nodes(num_nodes)
     if num_nodes is not None:
-        if isinstance(num_nodes, bool) or not isinstance(num_nodes, Integral) or num_nodes < 0:
-            raise ValueError(f"num_nodes must be a non-negative integer, got {num_nodes!r}")
         values = np.append(values[:-1], float(num_nodes))
         weights = np.ones(values.size)
         weights[-1] = 1e12  # the total is known exactly: the fit must go through it
@@ -100,9 +100,9 @@ _FIT_UP_TO = 301
 _TAIL_LENGTH = 20  # the tail above θ spans at most this many times θ + 1 entries
 
 
-def _check_num_nodes(num_nodes):
-    if num_nodes is not None and (isinstance(num_nodes, bool) or not isinstance(num_nodes, Integral) or num_nodes < 0):
-        raise ValueError(f"num_nodes must be a non-negative integer, got {num_nodes!r}")
+def _check_num_nodes(num_nodes) -> None:
+    if num_nodes is not None:
+        integer_at_least("num_nodes", num_nodes, 0)
 
 
 def _penalised_fit(noisy: np.ndarray, weight: float, start: np.ndarray, num_nodes: int | None) -> np.ndarray:
@@ -117,18 +117,18 @@ def _penalised_fit(noisy: np.ndarray, weight: float, start: np.ndarray, num_node
         target[-1] = float(num_nodes)
         row_weight[-1] = 1e4  # the total is known exactly
     interior = np.arange(2, m - 2)  # centres k of second differences that touch neither bin 0 nor bin θ
+    rows = np.arange(m, m + interior.size)  # the smoothness rows, below the m rows of the fit
+    design = np.zeros((m + interior.size, m))
+    design[:m] = np.tril(np.ones((m, m))) * row_weight[:, None]
+    target_rows = np.concatenate([target * row_weight, np.zeros(interior.size)])
     h = np.maximum(start, 1.0)
     root = math.sqrt(weight)
-    for _ in range(_ROUNDS):
+    for _ in range(_ROUNDS):  # only the smoothness rows' weights change from round to round
         w = root / np.maximum(h[interior], 1.0)
-        fit = np.tril(np.ones((m, m))) * row_weight[:, None]
-        smooth = np.zeros((interior.size, m))
-        rows = np.arange(interior.size)
-        smooth[rows, interior - 1] = w
-        smooth[rows, interior] = -2 * w
-        smooth[rows, interior + 1] = w
-        target_rows = np.concatenate([target * row_weight, np.zeros(interior.size)])
-        h = lsq_linear(np.vstack([fit, smooth]), target_rows, bounds=(0, np.inf), method="bvls").x
+        design[rows, interior - 1] = w
+        design[rows, interior] = -2 * w
+        design[rows, interior + 1] = w
+        h = lsq_linear(design, target_rows, bounds=(0, np.inf), method="bvls").x
     return np.maximum(h, 0.0)
 
 
@@ -243,11 +243,7 @@ class DegreeDistributionRelease:
 def _candidates(values: Any) -> list[int]:
     if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
         raise TypeError(f"candidates must be a sequence of positive integers, got {values!r}")
-    out = []
-    for v in values:
-        if isinstance(v, bool) or not isinstance(v, Integral) or v < 1:
-            raise ValueError(f"every candidate θ must be a positive integer, got {v!r}")
-        out.append(int(v))
+    out = [positive_integer("every candidate θ", v) for v in values]
     if not out:
         raise ValueError("candidates must not be empty")
     return sorted(set(out))
@@ -257,6 +253,11 @@ def _positive(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a positive finite number, got {value!r}")
     return float(value)
+
+
+def _release_chain(input_domain: dp.Domain, input_metric: dp.Metric, theta: int) -> dp.Transformation:
+    """The release before its noise: the ``θ``-cumulative histogram of the projection to ``θ``."""
+    return make_degree_projection(input_domain, input_metric, theta) >> then_cumulative_degree_histogram(max_degree=theta)
 
 
 def make_private_degree_distribution(
@@ -323,11 +324,11 @@ def make_private_degree_distribution(
     True
     """
     dp.assert_features("contrib", "honest-but-curious")
-    graph_domain_descriptor(input_domain)
+    descriptor = graph_domain_descriptor(input_domain)
     metric_descriptor(input_metric)
     epsilon = _positive("epsilon", epsilon)
     thetas = _candidates(candidates)
-    promised = graph_domain_descriptor(input_domain).max_degree
+    promised = descriptor.max_degree
     if promised is not None and promised >= 1:
         # above the domain's degree bound the projection changes nothing and the extra bins only
         # carry noise (and a larger sensitivity): θ = max_degree says the same for less
@@ -335,8 +336,7 @@ def make_private_degree_distribution(
     share = _positive("selection_share", selection_share)
     if share >= 1:
         raise ValueError(f"selection_share must be below 1, got {selection_share!r}")
-    if isinstance(d_in, bool) or not isinstance(d_in, Integral) or d_in < 1:
-        raise ValueError(f"d_in must be a positive integer, got {d_in!r}")
+    d_in = positive_integer("d_in", d_in)
     bound = 2 * thetas[-1] if scoring_bound is None else scoring_bound
     if isinstance(bound, bool) or not isinstance(bound, Integral) or bound < thetas[-1]:
         raise ValueError(f"scoring_bound must be an integer at least the largest candidate {thetas[-1]}, got {scoring_bound!r}")
@@ -344,8 +344,7 @@ def make_private_degree_distribution(
         raise ValueError(f'postprocess must be "fit" or "isotonic", got {postprocess!r}')
     if num_nodes is not None:
         _check_num_nodes(num_nodes)
-        fixed = graph_domain_descriptor(input_domain).num_nodes
-        if fixed is None or fixed != num_nodes:
+        if descriptor.num_nodes is None or descriptor.num_nodes != num_nodes:
             raise ValueError(
                 "num_nodes may only be given when the domain fixes it (graph_domain(num_nodes=n)): otherwise the "
                 "number of nodes is not public, and using it in post-processing would leak it"
@@ -353,12 +352,9 @@ def make_private_degree_distribution(
     selecting = len(thetas) > 1
     eps_release = epsilon * (1 - share) if selecting else epsilon
 
-    def release_chain(theta: int):
-        return make_degree_projection(input_domain, input_metric, theta) >> then_cumulative_degree_histogram(max_degree=theta)
-
     releases = {}
     for theta in thetas:
-        chain = release_chain(theta)
+        chain = _release_chain(input_domain, input_metric, theta)
         if chain.map(d_in) == 0:
             raise ValueError(
                 f"the degree histogram does not change under {input_metric} (the structure is public): it needs no noise"
@@ -439,12 +435,9 @@ def degree_distribution_noise(
     """
     dp.assert_features("contrib", "honest-but-curious")
     epsilon = _positive("epsilon", epsilon)
-    if isinstance(theta, bool) or not isinstance(theta, Integral) or theta < 1:
-        raise ValueError(f"theta must be a positive integer, got {theta!r}")
-    if isinstance(num_nodes, bool) or not isinstance(num_nodes, Integral) or num_nodes < 1:
-        raise ValueError(f"num_nodes must be a positive integer, got {num_nodes!r}")
-    if isinstance(d_in, bool) or not isinstance(d_in, Integral) or d_in < 1:
-        raise ValueError(f"d_in must be a positive integer, got {d_in!r}")
-    chain = make_degree_projection(input_domain, input_metric, int(theta)) >> then_cumulative_degree_histogram(max_degree=int(theta))
+    theta = positive_integer("theta", theta)
+    num_nodes = positive_integer("num_nodes", num_nodes)
+    d_in = positive_integer("d_in", d_in)
+    chain = _release_chain(input_domain, input_metric, theta)
     scale = dp.binary_search_param(lambda s: chain >> dp.m.then_laplace(scale=s), d_in=d_in, d_out=epsilon)
     return (theta + 1) * scale / num_nodes

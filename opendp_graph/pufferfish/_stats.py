@@ -127,7 +127,6 @@ _DENSE_LOOKUP_MAX = 2**26  # ... but never beyond this many cells: then binary s
 _CHUNK = 2**17  # cells or probes per step of either pass: cache-sized
 _GATHER = 2**22  # probes per row gather (scipy.sparse) of the sparse pass
 _MAX_WORKERS = 8  # threads for the two passes, at most
-_DENSE_PIECES_LEAVE_ONE = True  # the per-property pass leaves a core to the sparse pass's preparation
 _THREADED_EDGES = 2**14  # below this many edges the passes run on one thread (a thread costs more)
 
 
@@ -372,7 +371,7 @@ def _run_passes(work: _Work, dense_cols, sparse_cols, estimate, workers: int, ev
 
     # While the pool runs the per-property chunks, this thread prepares the sparse pass: leave it
     # a core (one chunk fewer) when there is such a preparation.
-    busy_here = 1 if (threaded and sparse_cols.size and _DENSE_PIECES_LEAVE_ONE) else 0
+    busy_here = 1 if (threaded and sparse_cols.size) else 0
     pieces = max(1, min(workers - busy_here, int(dense_cols.size))) if threaded else 1
     jobs = [dense_job(cols) for cols in np.array_split(dense_cols, pieces)] if dense_cols.size else []
     if not threaded:

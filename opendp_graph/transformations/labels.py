@@ -488,13 +488,25 @@ def _map_label(domain, metric, c):
     return stability
 
 
-def _per_node(query: str, domain, c, per_edge: int, as_map: bool):
-    """Node-level rules: up to ``D`` edges per unit of input distance change, each moving at
-    most ``per_edge`` counts (``relabel`` when a node is rewired, ``effective`` when it is added
-    or removed)."""
-    bound = require_max_degree(domain, query)
-    if not as_map:
-        return lambda d_in: per_edge * integer_d_in(d_in) * bound
+def _node_per_edge(metric, c) -> int:
+    """Counts one edge moves under a node-level notion: ``relabel`` when its node is rewired,
+    ``effective`` when its node is added or removed (the edge appears or disappears)."""
+    contribution = LabelContribution.of(c)
+    return contribution.effective if isinstance(metric, NodeInsertionDistance) else contribution.relabel
+
+
+@stability_rule("label_counts", NodeDistance, NodeInsertionDistance)
+def _counts_node(domain, metric, c):
+    """Up to ``D`` edges per unit of input distance change, each moving ``per_edge`` counts."""
+    bound = require_max_degree(domain, "label_counts")
+    per_edge = _node_per_edge(metric, c)
+    return lambda d_in: per_edge * integer_d_in(d_in) * bound
+
+
+@stability_rule("label_count_map", NodeDistance, NodeInsertionDistance)
+def _map_node(domain, metric, c):
+    bound = require_max_degree(domain, "label_count_map")
+    per_edge = _node_per_edge(metric, c)
 
     def stability(d_in):
         edges = integer_d_in(d_in) * bound
@@ -503,21 +515,3 @@ def _per_node(query: str, domain, c, per_edge: int, as_map: bool):
     return stability
 
 
-@stability_rule("label_counts", NodeDistance)
-def _counts_node(domain, metric, c):
-    return _per_node("label_counts", domain, c, LabelContribution.of(c).relabel, as_map=False)
-
-
-@stability_rule("label_count_map", NodeDistance)
-def _map_node(domain, metric, c):
-    return _per_node("label_count_map", domain, c, LabelContribution.of(c).relabel, as_map=True)
-
-
-@stability_rule("label_counts", NodeInsertionDistance)
-def _counts_insertion(domain, metric, c):
-    return _per_node("label_counts", domain, c, LabelContribution.of(c).effective, as_map=False)
-
-
-@stability_rule("label_count_map", NodeInsertionDistance)
-def _map_insertion(domain, metric, c):
-    return _per_node("label_count_map", domain, c, LabelContribution.of(c).effective, as_map=True)

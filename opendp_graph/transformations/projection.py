@@ -50,6 +50,23 @@ def _splitmix64(z: np.ndarray) -> np.ndarray:
         return z ^ (z >> np.uint64(31))
 
 
+def _exact_number(node_id):
+    """The exact value of a numeric id as a ``Fraction`` (a complex id with no imaginary part
+    counts as its real part), or ``None``: not a number, a complex number off the real line, or
+    a nan or infinity."""
+    if not isinstance(node_id, (numbers.Complex, Decimal)):
+        return None
+    value = node_id
+    if isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
+        if value.imag != 0:
+            return None
+        value = value.real
+    try:
+        return Fraction(value) if isinstance(value, (numbers.Rational, Decimal)) else Fraction(float(value))
+    except (ValueError, OverflowError, TypeError):  # nan, ±inf
+        return None
+
+
 def _canonical(node_id) -> str:
     """A text that two ids share exactly when Python finds them equal (for numbers of any type,
     strings, bytes and tuples of these): the metrics match nodes by ``==``, so ``1``, ``1.0``,
@@ -58,17 +75,13 @@ def _canonical(node_id) -> str:
         return ("s" if isinstance(node_id, str) else "b") + repr(node_id)
     if isinstance(node_id, tuple):
         return "t(" + ",".join(_canonical(x) for x in node_id) + ")"
-    if isinstance(node_id, numbers.Complex) or isinstance(node_id, Decimal):
-        value = node_id
-        if isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
-            if value.imag != 0:
-                return "c(" + _canonical(value.real) + "," + _canonical(value.imag) + ")"
-            value = value.real
-        try:
-            exact = Fraction(value) if isinstance(value, (numbers.Rational, Decimal)) else Fraction(float(value))
-        except (ValueError, OverflowError, TypeError):  # nan, ±inf: equal only to themselves (or never)
-            return "f" + repr(float(value))
+    exact = _exact_number(node_id)
+    if exact is not None:
         return f"q{exact.numerator}/{exact.denominator}"
+    if isinstance(node_id, numbers.Complex) and not isinstance(node_id, numbers.Real) and node_id.imag != 0:
+        return "c(" + _canonical(node_id.real) + "," + _canonical(node_id.imag) + ")"
+    if isinstance(node_id, (numbers.Complex, Decimal)):  # nan, ±inf: equal only to themselves (or never)
+        return "f" + repr(float(node_id.real if isinstance(node_id, numbers.Complex) else node_id))
     return "r" + type(node_id).__qualname__ + ":" + repr(node_id)
 
 
@@ -79,14 +92,14 @@ def _id_code(node_id) -> int:
     (numbers by their exact value, so equal ids of different numeric types share it). Ids of
     other types are coded by type and ``repr``: two such ids that compare equal must be of one
     type with one ``repr``."""
-    if isinstance(node_id, (int, np.integer)) and -(2**63) <= int(node_id) < 2**63:
-        return int(node_id) & (2**64 - 1)
-    text = _canonical(node_id)
-    if text.startswith("q") and text.endswith("/1"):
-        value = int(text[1:-2])
-        if -(2**63) <= value < 2**63:
-            return value & (2**64 - 1)
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
+    if isinstance(node_id, (int, np.integer)):
+        value = int(node_id)
+    else:
+        exact = _exact_number(node_id)
+        value = exact.numerator if exact is not None and exact.denominator == 1 else None
+    if value is not None and -(2**63) <= value < 2**63:
+        return value & (2**64 - 1)
+    return int.from_bytes(hashlib.blake2b(_canonical(node_id).encode(), digest_size=8).digest(), "little")
 
 
 def node_codes(graph: Graph) -> np.ndarray:
