@@ -27,6 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._checks import check_label_names
+from ._engine import compiled, use_compiled
 
 __all__ = ["MAX_NUM_NODES", "Graph"]
 
@@ -82,8 +83,9 @@ def _too_large(name: str, value: Any) -> ValueError:
     )
 
 
-def _as_index_array(values: Any, name: str) -> np.ndarray:
-    """Return ``values`` as a fresh int64 array of node indices in ``0..MAX_NUM_NODES-1``.
+def _as_index_array(values: Any, name: str, copy: bool = True) -> np.ndarray:
+    """Return ``values`` as a fresh int64 array of node indices in ``0..MAX_NUM_NODES-1``
+    (with ``copy=False``, the input itself when it already is one: for callers that only read).
 
     Accepts integer arrays (signed or unsigned), float arrays holding whole numbers, and sequences of
     Python integers. The range is checked *before* the cast to ``int64``, so nothing wraps around.
@@ -126,7 +128,7 @@ def _as_index_array(values: Any, name: str) -> np.ndarray:
         raise ValueError(f"{name} holds a negative node index ({int(low)})")
     if high > MAX_NUM_NODES - 1:
         raise _too_large(name, int(high))
-    return arr.astype(np.int64, copy=True)
+    return arr.astype(np.int64, copy=copy)
 
 
 def _unique_keys(keys: np.ndarray, return_inverse: bool = False):
@@ -146,9 +148,97 @@ def _unique_keys(keys: np.ndarray, return_inverse: bool = False):
     unique = ordered[first]
     if not return_inverse:
         return unique
+    position = np.cumsum(first, out=ordered)  # reuse: one int64 per key less at the peak
+    position -= 1
+    del first
     inverse = np.empty(keys.size, dtype=np.int64)
-    inverse[order] = np.cumsum(first) - 1
+    inverse[order] = position
     return unique, inverse
+
+
+def _any_equal(u: np.ndarray, v: np.ndarray) -> bool:
+    """``(u == v).any()`` in chunks (no boolean array of the full length)."""
+    step = 1 << 22
+    return any(bool(np.equal(u[i : i + step], v[i : i + step]).any()) for i in range(0, u.size, step))
+
+
+def _label_rows(coo: sp.coo_array, inverse: np.ndarray, rank: np.ndarray, num_edges: int) -> sp.csr_array:
+    """The canonical label matrix (``num_edges × len(rank)``, CSR, bool, rows sorted, no
+    duplicates) of the labels ``coo`` of the input edges: input edge ``i`` is canonical edge
+    ``inverse[i]``, input column ``j`` is column ``rank[j]``; explicit zeros dropped.
+
+    With Numba (:mod:`opendp_graph._engine`), a counting sort of the labels by canonical edge
+    and a sort of each row, compiled: one int32 per label and one int64 per edge beside the
+    input. Otherwise SciPy's COO → CSR conversion (about four int64 per label)."""
+    kernel = _label_rows_kernel() if use_compiled() else None
+    shape = (num_edges, rank.size)
+    if kernel is None:
+        keep = coo.data != 0
+        matrix = sp.csr_array((np.ones(int(keep.sum()), dtype=bool), (inverse[coo.row[keep]], rank[coo.col[keep]])), shape=shape)
+        matrix.sum_duplicates()
+        matrix.data[:] = True
+        return matrix
+    indptr = np.zeros(num_edges + 1, dtype=np.int64)
+    room = np.empty(int(np.count_nonzero(coo.data)), dtype=np.int32 if rank.size < 2**31 else np.int64)
+    kernel(coo.row, coo.col, coo.data, inverse, rank, indptr, room)
+    nnz = int(indptr[-1])
+    indices = room if nnz == room.size else room[:nnz].copy()  # repeated labels: release the room
+    del room
+    if max(nnz, *shape) < 2**31 - 1:
+        indptr = indptr.astype(np.int32)  # with int32 indices, SciPy keeps both (no int64 copy of the indices)
+    else:
+        indices = indices.astype(np.int64)
+    return sp.csr_array((np.ones(nnz, dtype=bool), indices, indptr), shape=shape)
+
+
+@compiled
+def _label_rows_kernel(jit):
+    """The compiled build of the label matrix (:func:`_label_rows`)."""
+
+    @jit
+    def label_rows(row, col, data, inverse, rank, indptr, room):
+        """``indptr`` (zeros, ``edges + 1``) and ``room`` (one slot per non-zero label) become the
+        canonical CSR: labels counted per canonical edge, placed (the pointer of each row
+        advancing to the next row's start, then shifted back), each row sorted and its repeats
+        dropped (packed to the left: a write never passes the read)."""
+        E = indptr.size - 1
+        for p in range(row.size):
+            if data[p] != 0:
+                indptr[inverse[row[p]] + 1] += 1
+        for e in range(E):
+            indptr[e + 1] += indptr[e]
+        for p in range(row.size):
+            if data[p] != 0:
+                e = inverse[row[p]]
+                room[indptr[e]] = rank[col[p]]
+                indptr[e] += 1
+        for e in range(E, 0, -1):
+            indptr[e] = indptr[e - 1]
+        indptr[0] = 0
+        top = 0
+        start = 0
+        last = 0
+        for e in range(E):
+            end = indptr[e + 1]
+            if end - start <= 16:  # a few labels per edge: insertion sort (a library call costs more)
+                for j in range(start + 1, end):
+                    x = room[j]
+                    i = j - 1
+                    while i >= start and room[i] > x:
+                        room[i + 1] = room[i]
+                        i -= 1
+                    room[i + 1] = x
+            else:
+                room[start:end].sort()
+            for j in range(start, end):
+                if j == start or room[j] != last:
+                    last = room[j]
+                    room[top] = last
+                    top += 1
+            start = end
+            indptr[e + 1] = top
+
+    return label_rows
 
 
 def _check_self_loops(choice: str) -> None:
@@ -446,11 +536,11 @@ class Graph:
             or a non-numeric label matrix.
         """
         num_nodes = _check_num_nodes(num_nodes)
-        u = _as_index_array(src, "src")
-        v = _as_index_array(dst, "dst")
+        u = _as_index_array(src, "src", copy=False)  # only read below
+        v = _as_index_array(dst, "dst", copy=False)
         if u.shape != v.shape:
             raise ValueError(f"src and dst have different lengths ({u.size} and {v.size})")
-        if (u == v).any():
+        if _any_equal(u, v):
             raise ValueError("graph has self-loops; remove them first")
         observed = int(max(u.max(initial=-1), v.max(initial=-1))) + 1
         if observed > num_nodes:
@@ -464,22 +554,21 @@ class Graph:
             vocab = cls._check_vocabulary(vocabulary)
             coo = cls._check_label_matrix(label_matrix, (u.size, len(vocab)))
         n = max(num_nodes, 1)
-        lo, hi = np.minimum(u, v), np.maximum(u, v)
-        unique_keys, inverse = _unique_keys(lo * np.int64(n) + hi, return_inverse=True)  # < n² <= 2**63
-        csrc, cdst = unique_keys // n, unique_keys % n
+        keys = np.minimum(u, v)  # in place from here: the temporaries are the build's peak memory
+        keys *= np.int64(n)
+        keys += np.maximum(u, v)  # < n² <= 2**63
+        del u, v
+        unique_keys, inverse = _unique_keys(keys, return_inverse=True)
+        del keys
+        csrc, cdst = np.divmod(unique_keys, n)
+        num_edges = unique_keys.size
+        del unique_keys
         if label_matrix is None:
             return cls._from_canonical(num_nodes=num_nodes, src=csrc, dst=cdst, node_ids=ids)
         order = np.argsort(np.asarray(vocab, dtype=object)).astype(np.int64)
         rank = np.empty_like(order)
         rank[order] = np.arange(order.size)
-        keep = coo.data != 0
-        rows = inverse.reshape(-1)[coo.row[keep]]
-        cols = rank[coo.col[keep]]
-        matrix = sp.csr_array(
-            (np.ones(rows.size, dtype=bool), (rows, cols)), shape=(unique_keys.size, len(vocab))
-        )
-        matrix.sum_duplicates()
-        matrix.data[:] = True
+        matrix = _label_rows(coo, inverse, rank, num_edges)
         sorted_vocab = tuple(vocab[i] for i in order)
         return cls._from_canonical(num_nodes=int(num_nodes), src=csrc, dst=cdst, labels=matrix, vocabulary=sorted_vocab, node_ids=ids)
 

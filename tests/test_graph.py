@@ -199,3 +199,44 @@ def test_label_matrix_is_stored_with_32_bit_indices_when_they_fit():
     wide = sp.csr_array((np.ones(2, dtype=bool), np.array([0, 2**31 + 3]), np.array([0, 2])), shape=(1, 2**31 + 5))
     assert _compact_index(wide).indices.dtype == np.int64  # an index beyond int32 keeps 64 bits
     assert np.array_equal(_compact_index(wide).indices, [0, 2**31 + 3])
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_from_arrays_compiled_build_equals_numpy_build(seed, monkeypatch):
+    """The compiled label build of ``Graph.from_arrays`` (counting sort by canonical edge, rows
+    sorted, repeats dropped) gives exactly SciPy's: duplicate and reversed edges with their
+    labels united, repeated and explicitly zero entries, unused columns, int32 or int64 COO
+    indices; and both equal the graph built from Python label sets."""
+    from opendp_graph import _engine
+
+    if _engine.numba_jit() is None:
+        pytest.skip("the compiled path needs Numba")
+    rng = np.random.default_rng(seed)
+    n, m, P = int(rng.integers(2, 25)), int(rng.integers(1, 150)), int(rng.integers(1, 60))
+    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+    keep = src != dst
+    src, dst = src[keep], dst[keep]
+    pairs = int(rng.integers(0, 4 * src.size + 1))
+    rows, cols = rng.integers(0, max(src.size, 1), pairs), rng.integers(0, P, pairs)
+    if seed % 3 == 0 and src.size:  # one edge with many labels, repeated, in any order (a sort, not the short path)
+        extra = rng.permutation(np.repeat(np.arange(P), 2))
+        rows, cols = np.concatenate([rows, np.zeros(extra.size, dtype=np.int64)]), np.concatenate([cols, extra])
+        pairs = rows.size
+    data = rng.choice([0, 1, 1, 1], size=pairs).astype(rng.choice([bool, np.int8, np.float64]))
+    index = rng.choice([np.int32, np.int64])
+    coo = sp.coo_array((data, (rows.astype(index), cols.astype(index))), shape=(src.size, P))
+    vocab = [f"w{j:02d}" for j in rng.permutation(P)]
+    built = {}
+    for engine in ("compiled", "numpy"):
+        monkeypatch.setenv("OPENDP_GRAPH_ENGINE", engine)
+        built[engine] = Graph.from_arrays(src, dst, n, label_matrix=coo, vocabulary=vocab)
+    a, b = built["compiled"], built["numpy"]
+    assert a == b
+    assert np.array_equal(a.labels.indptr, b.labels.indptr) and np.array_equal(a.labels.indices, b.labels.indices)
+    assert a.labels.has_sorted_indices and a.labels.data.all()
+    sets = [set() for _ in range(src.size)]
+    for r, c, d in zip(rows.tolist(), cols.tolist(), data.tolist()):
+        if d:
+            sets[r].add(vocab[c])
+    if src.size and any(sets):
+        assert a == Graph.from_edges(src, dst, num_nodes=n, labels=[sorted(x) for x in sets])

@@ -559,3 +559,36 @@ def test_random_coupled_flips(triple, c, d_range):
     cmap = space >> dpg.then_label_count_map(c)
     assert all(x <= y for x, y in zip(l01inf(cmap(g1), cmap(g2)), cmap.map(1)))
     assert math.isfinite(desc.distance(g1, g2))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_label_counts_compiled_equal_numpy(seed, monkeypatch):
+    """The compiled count of each edge's first ``c`` labels (``selected_label_counts``) equals the
+    NumPy one (a ``bincount`` of ``selected_labels``): whole vocabulary or a permuted one with
+    words the graph lacks and graph words it lacks, every cap, edges with many labels."""
+    from opendp_graph import _engine
+    from opendp_graph.transformations.labels import selected_label_counts, selected_labels
+
+    if _engine.numba_jit() is None:
+        pytest.skip("the compiled path needs Numba")
+    rng = np.random.default_rng(seed)
+    words = [f"w{i:03d}" for i in range(int(rng.integers(1, 40)))]
+    n, m = int(rng.integers(2, 30)), int(rng.integers(1, 120))
+    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+    keep = src != dst
+    labels = [list(rng.choice(words, size=int(rng.integers(0, min(len(words), 12) + 1)), replace=False)) for _ in range(int(keep.sum()))]
+    g = dpg.Graph.from_edges(src[keep], dst[keep], num_nodes=n, labels=labels)
+    if not g.is_labeled or not g.num_edges:
+        pytest.skip("no labelled edge drawn")
+    vocabularies = [None, list(rng.permutation(words + ["zz-unseen"]))[: int(rng.integers(1, len(words) + 2))]]
+    for vocabulary in vocabularies:
+        names = vocabulary if vocabulary is not None else g.vocabulary
+        for cap in (None, 1, 2, 5):
+            _, ranks = selected_labels(g, cap, vocabulary)
+            expected = np.bincount(ranks, minlength=len(names))
+            monkeypatch.setenv("OPENDP_GRAPH_ENGINE", "compiled")
+            got = selected_label_counts(g, cap, vocabulary)
+            monkeypatch.setenv("OPENDP_GRAPH_ENGINE", "numpy")
+            assert np.array_equal(got, expected) and np.array_equal(selected_label_counts(g, cap, vocabulary), expected)
+            monkeypatch.delenv("OPENDP_GRAPH_ENGINE")
+            assert label_counts(g, cap, names) == expected.tolist()

@@ -2,7 +2,6 @@
 exact enumeration of labellings (ε of the Wasserstein mechanism), a negative control, and the
 OpenDP plumbing (identifiers, composition)."""
 
-import contextlib
 import itertools
 import math
 from fractions import Fraction
@@ -30,6 +29,7 @@ from opendp_graph.pufferfish._stats import log_bucket, neighbourhood_stats
 from opendp_graph.pufferfish.dp_fit import binomial_statistics, make_binomial_statistics
 from opendp_graph.testing import l01inf
 from opendp_graph.transformations.labels import label_count_map, label_counts
+from engines import COMPILED_PATHS, available, forced  # noqa: E402
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -75,25 +75,22 @@ def random_labelled_graph(rng, n_max=8, m_max=14, words="abcd"):
 
 
 # ----------------------------------------------------------------------------- the engine
-# Every way the engine can split the work: (per-property share, overhead, dense lookup table max).
-ENGINE_PATHS = {
-    "sparse-table": (0.0, 0, 2**26),
-    "sparse-search": (0.0, 0, 0),
-    "per-property": (1e18, 0, 2**26),
-    "mixed": (0.5, 0, 2**26),
-    "auto": (None, None, None),
-}
+# Every way the engine can run: the NumPy passes split every way (per-property share, overhead,
+# dense lookup table max), the compiled passes, and the automatic choice.
+ENGINE_PATHS = available(
+    {
+        "sparse-table": {"_ENGINE": "numpy", "_DENSE_SHARE": 0.0, "_DENSE_OVERHEAD": 0, "_DENSE_LOOKUP_MAX": 2**26},
+        "sparse-search": {"_ENGINE": "numpy", "_DENSE_SHARE": 0.0, "_DENSE_OVERHEAD": 0, "_DENSE_LOOKUP_MAX": 0},
+        "per-property": {"_ENGINE": "numpy", "_DENSE_SHARE": 1e18, "_DENSE_OVERHEAD": 0, "_DENSE_LOOKUP_MAX": 2**26},
+        "mixed": {"_ENGINE": "numpy", "_DENSE_SHARE": 0.5, "_DENSE_OVERHEAD": 0, "_DENSE_LOOKUP_MAX": 2**26},
+        **COMPILED_PATHS,
+        "auto": {},
+    }
+)
 
 
-@contextlib.contextmanager
 def engine_path(name):
-    share, overhead, table = ENGINE_PATHS[name]
-    with pytest.MonkeyPatch.context() as mp:
-        if share is not None:
-            mp.setattr("opendp_graph.pufferfish._stats._DENSE_SHARE", share)
-            mp.setattr("opendp_graph.pufferfish._stats._DENSE_OVERHEAD", overhead)
-            mp.setattr("opendp_graph.pufferfish._stats._DENSE_LOOKUP_MAX", table)
-        yield
+    return forced(ENGINE_PATHS[name])
 
 
 @pytest.mark.parametrize("path", list(ENGINE_PATHS))

@@ -11,7 +11,6 @@ count matrix.
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from pathlib import Path
 
@@ -22,8 +21,11 @@ from hypothesis import strategies as st
 
 import opendp_graph as dpg
 from opendp_graph.pufferfish import GlobalModel, fit_all
-from opendp_graph.pufferfish import _stats
+from opendp_graph import _engine
+from opendp_graph._progress import resolve_progress
+from opendp_graph.pufferfish import _compiled, _stats
 from opendp_graph.pufferfish._stats import log_bucket, neighbourhood_stats
+from engines import COMPILED_PATHS, NUMBA, available, forced  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.data import skewed_text  # noqa: E402
@@ -60,8 +62,8 @@ def dense_reference(g: dpg.Graph, base: float):
 
 
 # Knobs of the engine, each set to force a path or to cut its blocks everywhere.
-PATHS = {
-    "auto": {},
+NUMPY_PATHS = {
+    "numpy-auto": {},
     "all-sparse": {"_DENSE_SHARE": 0.0},
     "all-per-property": {"_DENSE_SHARE": 1e18, "_DENSE_OVERHEAD": 0},
     "mixed": {"_DENSE_SHARE": 0.5, "_DENSE_OVERHEAD": 0},
@@ -86,13 +88,11 @@ PATHS = {
 }
 
 
-@contextlib.contextmanager
+PATHS = available({"auto": {}, **{name: {"_ENGINE": "numpy", **path} for name, path in NUMPY_PATHS.items()}, **COMPILED_PATHS})
+
+
 def engine(path: str):
-    with pytest.MonkeyPatch.context() as mp:
-        for name, value in PATHS[path].items():
-            assert hasattr(_stats, name), name
-            mp.setattr(_stats, name, value)
-        yield
+    return forced(PATHS[path])
 
 
 def check(g: dpg.Graph, base: float, path: str) -> None:
@@ -192,3 +192,50 @@ def test_threads_follow_the_environment(monkeypatch):
             _stats._workers()
     monkeypatch.delenv("OPENDP_GRAPH_THREADS")
     assert 1 <= _stats._workers() <= _stats._MAX_WORKERS
+
+
+def test_engine_follows_the_environment(monkeypatch):
+    """``$OPENDP_GRAPH_ENGINE`` picks the passes; ``auto`` falls back to NumPy without Numba, and
+    ``compiled`` without Numba is refused rather than silently slow."""
+    monkeypatch.setenv("OPENDP_GRAPH_ENGINE", "numpy")
+    assert _stats._compiled_engine() is False
+    monkeypatch.setenv("OPENDP_GRAPH_ENGINE", "auto")
+    assert _stats._compiled_engine() is NUMBA
+    for bad in ("fast", "1"):
+        monkeypatch.setenv("OPENDP_GRAPH_ENGINE", bad)
+        with pytest.raises(ValueError, match="OPENDP_GRAPH_ENGINE must be 'auto', 'compiled' or 'numpy'"):
+            _stats._compiled_engine()
+    monkeypatch.delenv("OPENDP_GRAPH_ENGINE")
+    g = skewed_text(300, seed=1, num_properties=20)
+    expected = GlobalModel.fit(g).fingerprint()  # the compiled passes where Numba is installed
+    monkeypatch.setattr(_engine, "numba_jit", lambda: None)  # as if Numba were missing
+    monkeypatch.setattr(_compiled, "kernels", lambda: None)
+    assert _stats._compiled_engine() is False
+    assert GlobalModel.fit(g).fingerprint() == expected  # the NumPy passes
+    monkeypatch.setattr(_stats, "_ENGINE", "compiled")
+    with pytest.raises(ValueError, match="needs Numba"):
+        _stats._compiled_engine()
+
+
+def test_compiled_passes_refuse_unsorted_label_rows():
+    """The compiled sweep finds each edge's labels by a merge with sorted rows; a label matrix
+    whose rows are not sorted (which no Graph constructor makes) is refused, never miscounted."""
+    if not NUMBA:
+        pytest.skip("the compiled engine needs Numba")
+    import scipy.sparse as sp
+
+    g = skewed_text(300, seed=2, num_properties=20)
+    L = sp.csr_array(g.labels)
+    rows = np.flatnonzero(np.diff(L.indptr) >= 2)
+    indices = L.indices.copy()
+    start = L.indptr[rows[0]]
+    indices[start], indices[start + 1] = indices[start + 1], indices[start]  # one row out of order
+    shuffled = sp.csr_array((L.data, indices, L.indptr), shape=L.shape)
+    shuffled.has_canonical_format = True  # a caller that lies about it
+    hist = lambda: np.zeros(10**4, dtype=np.int64)  # noqa: E731 - g < 2 · max degree + 2 fits
+    with pytest.raises(ValueError, match="not sorted"):
+        _compiled.compiled_passes(
+            g.num_nodes, g.src, g.dst, shuffled, np.zeros(g.num_edges, dtype=np.int8), np.zeros(1, dtype=np.int64),
+            np.zeros(shuffled.shape[1], dtype=np.int64), hist(), hist(), 1, resolve_progress(False, label="test"),
+            lambda jobs: sum(job(hist(), hist()) for job in jobs),
+        )

@@ -233,33 +233,36 @@ def graph_from_polars(
         labels = _check_column(schema, labels, "labels")
         dtype = schema[labels]
         if dtype == pl.List(pl.String):
-            label_expr = pl.col(labels)
+            words = lazy.select(pl.col(labels).alias("_w")).explode("_w")  # a null list or element: no label
         elif dtype == pl.String:
-            label_expr = pl.concat_list(pl.col(labels)).list.drop_nulls()
+            words = lazy.select(pl.col(labels).alias("_w"))  # one label per row; null: none
         else:
             raise TypeError(f"labels column {labels!r} must be String or List(String), got {dtype}")
-    columns = [pl.col(src).alias("_src"), pl.col(dst).alias("_dst")]
-    if labels is not None:
-        columns.append(label_expr.alias("_labels"))
-    table = lazy.select(columns).collect()
-    if table["_src"].null_count() or table["_dst"].null_count():
-        raise ValueError(f"the src/dst columns {src!r}/{dst!r} contain nulls; every message needs a sender and a recipient")
 
-    # people -> node indices: vectorised, one Python object per person, none per row
-    ends = (table["_src"], table["_dst"])
+    # Everything per row stays in Polars (lazy, its own hash lookups); only integer codes come
+    # back: two per message and two per (message, label). No Python object per row.
+    ids = [pl.col(src), pl.col(dst)]
     if kind == "text":
-        ends = tuple(end.cast(pl.String) for end in ends)
+        ids = [c.cast(pl.String) for c in ids]
     if from_data:  # disclosed: the node set is read from the private table (docstring)
-        if kind == "text":
-            people = pl.concat(ends).unique().sort().to_list()  # UTF-8 byte order = Python's code point order
-        else:
-            people = np.unique(np.concatenate([end.to_numpy() for end in ends])).tolist()
+        seen = pl.concat([lazy.select(ids[0].alias("_p")), lazy.select(ids[1].alias("_p"))]).drop_nulls().unique()
+        people = seen.sort("_p").collect()["_p"].to_list()  # text: UTF-8 byte order = Python's code point order
     else:
         people = list(nodes)  # type: ignore[arg-type]
         if len(set(people)) != len(people):
             raise ValueError("nodes are not distinct")
-    u, v = (_node_index(end, people, kind) for end in ends)
-    outside = int(((u < 0) | (v < 0)).sum())
+    old, new = _person_codes(people, kind, schema[src])
+    # code: the person's node index; −1 someone outside nodes; −2 a null id
+    code = [
+        pl.when(c.is_null()).then(pl.lit(-2, dtype=new.dtype)).otherwise(c.replace_strict(old, new, default=-1, return_dtype=new.dtype))
+        for c in ids
+    ]
+    codes = lazy.select(code[0].alias("_u"), code[1].alias("_v")).collect()
+    u, v = codes["_u"].to_numpy(), codes["_v"].to_numpy()
+    del codes
+    if (u == -2).any() or (v == -2).any():
+        raise ValueError(f"the src/dst columns {src!r}/{dst!r} contain nulls; every message needs a sender and a recipient")
+    outside = int(np.count_nonzero((u < 0) | (v < 0)))
     if outside:
         # on private data: how many rows, never who (a name here would disclose a person)
         raise ValueError(
@@ -279,44 +282,51 @@ def graph_from_polars(
         forward = u * n + v
         backward = v * n + u
         keep &= np.isin(backward, forward[keep])
-    u, v = u[keep], v[keep]
+        del forward, backward
+    every_row = bool(keep.all())
+    if not every_row:
+        u, v = u[keep], v[keep]
 
     if labels is None:
         return Graph.from_arrays(u, v, num_nodes=len(people), node_ids=people)
-    rows, cols, vocabulary = _label_pairs(table["_labels"].filter(pl.Series(keep)))
-    matrix = sp.csr_array((np.ones(rows.size, dtype=bool), (rows, cols)), shape=(u.size, len(vocabulary)))
+    vocabulary = words.drop_nulls("_w").unique().sort("_w").collect()["_w"]
+    word_codes = pl.Series(np.arange(vocabulary.len(), dtype=np.int32))
+    pairs = lazy.with_row_index("_row").select(pl.col("_row"), pl.col(labels).alias("_w"))
+    if dtype != pl.String:
+        pairs = pairs.explode("_w")
+    pairs = pairs.drop_nulls("_w").select(pl.col("_row"), pl.col("_w").replace_strict(vocabulary, word_codes, return_dtype=pl.Int32))
+    pairs = pairs.collect()
+    rows, cols = pairs["_row"].to_numpy(), pairs["_w"].cast(pl.Int32).to_numpy()  # (an empty table's codes have no dtype)
+    del pairs
+    vocabulary = vocabulary.to_list()
+    if not every_row:  # the kept messages' labels, renumbered like the kept rows; only their words
+        kept = keep[rows]
+        rows = (np.cumsum(keep) - 1)[rows[kept]]
+        cols = cols[kept]
+        used = np.flatnonzero(np.bincount(cols, minlength=len(vocabulary)))
+        renumber = np.zeros(len(vocabulary), dtype=np.int32)
+        renumber[used] = np.arange(used.size, dtype=np.int32)
+        cols = renumber[cols]
+        vocabulary = [vocabulary[i] for i in used.tolist()]
+    rows = rows.astype(np.int32 if u.size < 2**31 - 1 else np.int64)
+    matrix = sp.coo_array((np.ones(rows.size, dtype=bool), (rows, cols)), shape=(u.size, len(vocabulary)))
     return Graph.from_arrays(u, v, num_nodes=len(people), label_matrix=matrix, vocabulary=vocabulary, node_ids=people)
 
 
-def _node_index(ids: Any, people: list, kind: str) -> np.ndarray:
-    """The position of each id in ``people`` (``int64``, ``-1`` for an id not in it), by a hash
-    lookup in Polars: no Python object per row. People whose id the column's dtype cannot
-    hold (an integer out of its range) match no row."""
+def _person_codes(people: list, kind: str, dtype: Any) -> tuple[Any, Any]:
+    """``(old, new)`` for Polars' ``replace_strict``: each person's id (in the columns' dtype)
+    and position in ``people`` (Int32 when it fits). People whose id the column's dtype cannot
+    hold (an integer out of its range) are left out: they match no row."""
     import polars as pl
 
+    code = np.int32 if len(people) < 2**31 - 1 else np.int64
     if kind == "text":
-        old, new = pl.Series(people, dtype=pl.String), pl.Series(np.arange(len(people), dtype=np.int64))
-    else:
-        info = np.iinfo(ids.head(0).to_numpy().dtype)
-        values = np.empty(len(people), dtype=object)
-        values[:] = people  # Python integers of any size
-        fits = np.flatnonzero((values >= info.min) & (values <= info.max)) if values.size else np.zeros(0, dtype=np.int64)
-        old = pl.Series(values[fits].tolist(), dtype=ids.dtype)
-        new = pl.Series(fits.astype(np.int64))
-    return ids.replace_strict(old, new, default=-1, return_dtype=pl.Int64).to_numpy()
-
-
-def _label_pairs(label_lists: Any) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """``(rows, columns, vocabulary)`` of the (row, label) pairs of a ``List(String)`` Series:
-    null lists and null elements carry no label; repeats stay (the graph merges them)."""
-    import polars as pl
-
-    pairs = pl.DataFrame({"_row": pl.arange(0, label_lists.len(), dtype=pl.Int64, eager=True), "_word": label_lists})
-    pairs = pairs.explode("_word").drop_nulls("_word")
-    words = pairs["_word"]
-    vocabulary = words.unique().sort().to_list()
-    cols = words.replace_strict(vocabulary, list(range(len(vocabulary))), return_dtype=pl.Int64).to_numpy()
-    return pairs["_row"].to_numpy(), cols, vocabulary
+        return pl.Series(people, dtype=pl.String), pl.Series(np.arange(len(people), dtype=code))
+    info = np.iinfo(pl.Series([], dtype=dtype).to_numpy().dtype)
+    values = np.empty(len(people), dtype=object)
+    values[:] = people  # Python integers of any size
+    fits = np.flatnonzero((values >= info.min) & (values <= info.max)) if values.size else np.zeros(0, dtype=np.int64)
+    return pl.Series(values[fits].tolist(), dtype=dtype), pl.Series(fits.astype(code))
 
 
 def graph_to_polars(graph: Graph, *, src: str = "src", dst: str = "dst", labels: str = "labels", node_ids: bool = True):

@@ -17,7 +17,14 @@ neighbourhood-size bucket, ``g``), ``g = C[u, a] + C[v, a]``: ``every`` over all
 ``hist0 = every − labelled``, and the ``s⁰`` secrets with ``f = 0`` are counted by subtraction
 (bin ``g = 0`` is never counted directly). Size bucket ``s`` only holds ``g <= max N_e + 1``
 of its edges, so the histograms are about ``frequency buckets × K`` long, not ``× buckets × K``.
-Each property is handled by one of two exact passes, chosen by cost:
+**Two engines.** Where Numba is installed (a dependency; ``$OPENDP_GRAPH_ENGINE`` or
+``_ENGINE`` may force ``numpy``), the compiled passes of :mod:`._compiled` fill both histograms
+in loops that walk each edge's scanned row of ``C`` once against a table of the probed
+endpoint's row (the sparse pass below, for every property, with no heavy/light split and no
+(edge × property) temporary). Otherwise the NumPy passes below run. Both are exact and the tests
+compare them with each other and with a scan of every secret.
+
+In the NumPy engine each property is handled by one of two exact passes, chosen by cost:
 
 **Per-property pass** (properties seen around much of the graph). A block of properties of
 one frequency bucket at a time: ``cnt[x, j] = C[x, a_j]`` by bincounts over the endpoints of
@@ -71,8 +78,10 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .._engine import use_compiled
 from .._progress import resolve_progress
 from ..graph import Graph
+from . import _compiled
 
 
 def log_bucket(values: np.ndarray, base: float) -> np.ndarray:
@@ -95,10 +104,10 @@ class NeighbourhoodStats:
 
     num_edges: int
     num_properties: int
-    nb: np.ndarray  # adjacent edges per edge (int64, length E)
+    nb: np.ndarray  # the distinct numbers of adjacent edges N_e − 1 that occur (int64, increasing)
     freq: np.ndarray  # edges carrying each property (int64, length P)
     freq_bucket: np.ndarray  # per property
-    size_bucket: np.ndarray  # per edge, bucket of N_e = nb + 1
+    size_bucket: np.ndarray  # the distinct buckets of N_e = nb + 1 that occur (int64, increasing)
     base: float
     hist1: np.ndarray  # (nFB, nSB, K+1) counts of f given s1
     hist0: np.ndarray  # (nFB, nSB, K+1) counts of f given s0
@@ -153,9 +162,8 @@ def neighbourhood_stats(
     P = labels.shape[1]
     src, dst = graph.src, graph.dst
     deg = graph.degrees
-    nb = (deg[src] + deg[dst] - 2).astype(np.int64) if E else np.zeros(0, dtype=np.int64)
-    size = nb + 1
-    K = int(size.max(initial=1))
+    nb = (deg[src] + deg[dst] - 2).astype(np.int64) if E else np.zeros(0, dtype=np.int64)  # N_e − 1
+    K = int(nb.max(initial=0)) + 1
 
     L = sp.csr_array(labels)  # every stored entry is a labelled pair (edge, property)
     if canonical:
@@ -164,16 +172,18 @@ def neighbourhood_stats(
         L = L.copy()
         L.sum_duplicates()
     per_edge = np.diff(L.indptr).astype(np.int64)
-    la = L.indices.astype(np.intp)
-    le = np.repeat(np.arange(E, dtype=np.intp), per_edge)
-    freq = np.bincount(la, minlength=P).astype(np.int64)
+    freq = np.bincount(L.indices, minlength=P).astype(np.int64)
     fb = log_bucket(np.maximum(freq, 1), base)  # properties of frequency 0 (unused columns) -> bucket 0
     bucket_of_size = log_bucket(np.arange(1, K + 1), base)  # sizes are 1..K: one logarithm per value
-    sb = bucket_of_size[size - 1]
     nFB = int(fb.max(initial=0)) + 1
-    nSB = int(sb.max(initial=0)) + 1
+    nSB = int(bucket_of_size[-1]) + 1
+    sb = bucket_of_size.astype(np.int8 if nSB <= 127 else np.int64)[nb]  # per edge (small: it lives through the passes)
+    # Per edge, only the size bucket is kept; nb is summed here and its distinct values kept
+    # (all that the Binomial model reads, as from Spark)
+    b1, nb_total = int(nb @ per_edge), int(nb.sum())
+    present = np.flatnonzero(np.bincount(nb, minlength=K)) + 1  # the sizes that occur, increasing
+    del nb
     max_size = np.zeros(nSB, dtype=np.int64)
-    present = np.flatnonzero(np.bincount(size, minlength=K + 1)[1:]) + 1  # the sizes that occur, increasing
     buckets = bucket_of_size[present - 1]  # non-decreasing
     last = np.flatnonzero(np.diff(buckets, append=-1) != 0)  # the largest size of each bucket
     max_size[buckets[last]] = present[last]
@@ -187,13 +197,22 @@ def neighbourhood_stats(
     every = np.zeros(nFB * span, dtype=np.int64)
     labelled = np.zeros_like(every)
     a1 = 0
-    if E and la.size:
-        work = _Work(graph, L, la, le, fb, sb, seg_start, span)
+    if E and L.nnz:
         workers = _workers()
-        dense, estimate = _dense_properties(E, P, work, workers)
-        dense_cols = np.flatnonzero(dense)
-        sparse_cols = np.flatnonzero(~dense & (freq > 0))  # unused columns: all their secrets have f = 0
-        a1 += _run_passes(work, dense_cols, sparse_cols, estimate, workers, every, labelled, report)
+        if _compiled_engine():
+            threaded = workers > 1 and E >= _THREADED_EDGES
+            a1 += _compiled.compiled_passes(
+                graph.num_nodes, src, dst, L, sb, seg_start, fb.astype(np.int64) * span, every, labelled, workers, report,
+                lambda jobs: _run_jobs(jobs, workers if threaded else 1, every, labelled),
+            )
+        else:
+            la = L.indices.astype(np.intp)
+            le = np.repeat(np.arange(E, dtype=np.intp), per_edge)
+            work = _Work(graph, L, la, le, fb, sb, seg_start, span)
+            dense, estimate = _dense_properties(E, P, work, workers)
+            dense_cols = np.flatnonzero(dense)
+            sparse_cols = np.flatnonzero(~dense & (freq > 0))  # unused columns: all their secrets have f = 0
+            a1 += _run_passes(work, dense_cols, sparse_cols, estimate, workers, every, labelled, report)
     else:
         report.start(0)
     report.finish()
@@ -213,18 +232,18 @@ def neighbourhood_stats(
     return NeighbourhoodStats(
         num_edges=E,
         num_properties=P,
-        nb=nb,
+        nb=present - 1,
         freq=freq,
         freq_bucket=fb,
-        size_bucket=sb,
+        size_bucket=np.flatnonzero(edges_in_sb).astype(np.int64),
         base=float(base),
         hist1=hist1,
         hist0=hist0,
         pairs_by_bucket=pairs,
         max_size_by_bucket=max_size,
         a1=a1,
-        b1=int(nb @ per_edge),
-        nb_total=int(nb.sum()),
+        b1=b1,
+        nb_total=nb_total,
     )
 
 
@@ -335,6 +354,16 @@ def _dense_properties(E: int, P: int, work: _Work, workers: int = 1) -> tuple[np
     return dense, estimate
 
 
+_ENGINE = "auto"  # "auto" | "compiled" | "numpy"; $OPENDP_GRAPH_ENGINE, if set, wins
+
+
+def _compiled_engine() -> bool:
+    """Whether the compiled passes (:mod:`._compiled`, Numba) run: ``$OPENDP_GRAPH_ENGINE``
+    (``auto``, ``compiled`` or ``numpy``) if set, else ``_ENGINE``; ``auto`` uses them when
+    Numba can be imported. Both engines give the same statistics, value for value."""
+    return use_compiled(_ENGINE) and _compiled.kernels() is not None
+
+
 def _workers() -> int:
     """Threads for the two passes: ``$OPENDP_GRAPH_THREADS`` if set (a positive integer; ``1``
     runs everything on the calling thread, e.g. inside a process pool), else the cores this
@@ -383,20 +412,39 @@ def _run_passes(work: _Work, dense_cols, sparse_cols, estimate, workers: int, ev
             share.flush()
         return a1
     work.prepare()  # the shared read-only structures, built once before the threads read them
+    share = None
+
+    def more_jobs():  # run here, while the pool runs the per-property chunks
+        nonlocal share
+        if not sparse_cols.size:
+            return []
+        sparse = _SparsePass(work, sparse_cols)
+        share = _Share(report, sparse_units, sparse.probes + 1)
+        return sparse.jobs(share, workers)
+
+    a1 = _run_jobs(jobs, workers, every, labelled, more_jobs)
+    if share is not None:
+        share.flush()
+    return a1
+
+
+def _run_jobs(jobs: list, workers: int, every: np.ndarray, labelled: np.ndarray, more_jobs=None) -> int:
+    """Run ``job(every, labelled) -> a1`` for each job (then those of ``more_jobs()``, called on
+    this thread once the first are submitted) and return the sum of their ``a1``. With one
+    worker, on this thread into ``every`` / ``labelled``; otherwise on a pool of ``workers``
+    threads, each counting into histograms of its own, added at the end (integer sums: the
+    result does not depend on the order or the threads)."""
+    if workers <= 1:
+        a1 = sum(job(every, labelled) for job in jobs)
+        return a1 + sum(job(every, labelled) for job in (more_jobs() if more_jobs else []))
     own = _PerThreadHistograms(every.size)
     with ThreadPoolExecutor(max_workers=workers) as pool:
         futures = [pool.submit(own.run, job) for job in jobs]
-        share = None
-        if sparse_cols.size:
-            sparse = _SparsePass(work, sparse_cols)  # here, while the pool runs the per-property chunks
-            share = _Share(report, sparse_units, sparse.probes + 1)
-            futures += [pool.submit(own.run, job) for job in sparse.jobs(share, workers)]
+        futures += [pool.submit(own.run, job) for job in (more_jobs() if more_jobs else [])]
         a1 = sum(future.result() for future in futures)
     for ev, lb in own.pairs:
         every += ev
         labelled += lb
-    if share is not None:
-        share.flush()
     return a1
 
 

@@ -805,17 +805,25 @@ class BinomialModel(CorrelationModel):
         (p0lo, p0hi), (p1lo, p1hi) = self.p0_range, self.p1_range
         rows, cdfs = [], {}
         d_min_all, d_max_all = None, None
-        # Largest neighbourhoods first; a size n can only give gaps in [low(n), n + 1], so sizes
-        # that cannot beat the running extremes are skipped (the result stays exact). low(n) is
-        # 1 − n in general, and 1 when p0 ≤ p1 (then Binomial(n, p1) dominates Binomial(n, p0)
-        # stochastically, so every quantile gap 1 + Q1 − Q0 is at least 1).
+        # Largest neighbourhoods first; sizes whose gaps cannot leave the running extremes
+        # [d_min_all, d_max_all] are skipped (the result stays exact). A size n can only give
+        # gaps in [low(n), n + 1]: low(n) is 1 − n in general, and 1 when p0 ≤ p1 (then
+        # Binomial(n, p1) dominates Binomial(n, p0) stochastically, so every quantile gap
+        # 1 + Q1 − Q0 is at least 1). And from a computed size n > n', with m = n − n':
+        # X_n = X_n' + Binomial(m, p0) lies in [X_n', X_n' + m] (Y likewise), so for every level
+        # Q_Xn' >= Q_Xn − m and Q_Yn' <= Q_Yn, hence d_max(n') <= d_max(n) + m, and
+        # symmetrically d_min(n') >= d_min(n) − m. The computed ranges contain the exact ones,
+        # so the bounds hold for the exact gaps of n'.
         dominated = 0.0 < p0hi <= p1lo < 1.0
         report = resolve_progress(self._progress, label="Binomial W")
         report.start(int(self.neighbour_counts.sum()) + self.neighbour_counts.size)  # work ~ Σ (n + 1)
+        up_from_larger, down_from_larger = math.inf, -math.inf  # min of d_max(n) + n, max of d_min(n) − n
         for n in sorted(self.neighbour_counts.tolist(), reverse=True):
             report.advance(n + 1)
             low = 1 if dominated else 1 - n
-            if d_max_all is not None and n + 1 <= d_max_all and low >= d_min_all:
+            high = min(n + 1, up_from_larger - n)
+            low = max(low, down_from_larger + n)
+            if d_max_all is not None and high <= d_max_all and low >= d_min_all:
                 rows.append({"neighbours": n, "neighbourhood": n + 1, "d_min": None, "d_max": None, "W_inf": None, "skipped": True})
                 continue
             hi = binomial_gap_range(n, p0lo, p1hi)
@@ -824,6 +832,8 @@ class BinomialModel(CorrelationModel):
             rows.append({"neighbours": n, "neighbourhood": n + 1, "d_min": d_min, "d_max": d_max, "W_inf": max(d_max, -d_min), "skipped": False})
             d_min_all = d_min if d_min_all is None else min(d_min_all, d_min)
             d_max_all = d_max if d_max_all is None else max(d_max_all, d_max)
+            up_from_larger = min(up_from_larger, d_max + n)
+            down_from_larger = max(down_from_larger, d_min - n)
         report.finish()
         rows.reverse()
         n = int(self.neighbour_counts.max())
