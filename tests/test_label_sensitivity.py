@@ -592,3 +592,24 @@ def test_label_counts_compiled_equal_numpy(seed, monkeypatch):
             assert np.array_equal(got, expected) and np.array_equal(selected_label_counts(g, cap, vocabulary), expected)
             monkeypatch.delenv("OPENDP_GRAPH_ENGINE")
             assert label_counts(g, cap, names) == expected.tolist()
+
+
+@pytest.mark.parametrize("engine", ["compiled", "numpy"])
+def test_label_counts_refuse_what_the_constructors_refuse(engine, monkeypatch):
+    """Called directly, the counting helpers check their arguments like ``make_label_counts``:
+    both implementations refuse a repeated vocabulary word and a cap that is not a positive
+    integer (a red team found the two counting such inputs differently)."""
+    monkeypatch.setenv("OPENDP_GRAPH_ENGINE", engine)
+    from opendp_graph import _engine
+
+    if engine == "compiled" and _engine.numba_jit() is None:
+        pytest.skip("the compiled path needs Numba")
+    g = dpg.Graph.from_edges([0, 1], [1, 2], labels=[["a", "b"], ["a"]])
+    with pytest.raises(ValueError, match="duplicate"):
+        label_counts(g, None, ["a", "a", "b"])
+    for bad, error in ((-1, ValueError), (0, ValueError), (1.5, TypeError), (True, TypeError)):
+        with pytest.raises(error, match="max_labels_per_edge"):
+            label_counts(g, bad, ["a", "b"])
+        with pytest.raises(error, match="max_labels_per_edge"):
+            label_count_map(g, bad)
+    assert label_counts(g, 1, ["b", "a"]) == [1, 1] and label_count_map(g, None) == {"a": 2, "b": 1}

@@ -201,8 +201,12 @@ def neighbourhood_stats(
         workers = _workers()
         if _compiled_engine():
             threaded = workers > 1 and E >= _THREADED_EDGES
+            n, s_, d_ = graph.num_nodes, src, dst
+            if n - np.count_nonzero(deg) > E:  # mostly isolated nodes: the passes' per-node arrays over the others only
+                ids = np.flatnonzero(deg)
+                n, s_, d_ = int(ids.size), np.searchsorted(ids, src), np.searchsorted(ids, dst)
             a1 += _compiled.compiled_passes(
-                graph.num_nodes, src, dst, L, sb, seg_start, fb.astype(np.int64) * span, every, labelled, workers, report,
+                n, s_, d_, L, sb, seg_start, fb.astype(np.int64) * span, every, labelled, workers, report,
                 lambda jobs: _run_jobs(jobs, workers if threaded else 1, every, labelled),
             )
         else:

@@ -215,6 +215,11 @@ def selected_label_counts(graph: Graph, max_labels_per_edge: int | None, vocabul
     :func:`selected_labels`' ranks, holds five arrays of one int64 per pair). Same counts."""
     if not graph.is_labeled:
         raise ValueError("graph is unlabeled")
+    # the same arguments the constructors accept, so that both implementations see only those
+    if max_labels_per_edge is not None:
+        max_labels_per_edge = positive_integer("max_labels_per_edge", max_labels_per_edge)
+    if vocabulary is not None:
+        vocabulary = property_names(vocabulary)
     names = vocabulary if vocabulary is not None else graph.vocabulary
     kernel = _first_labels_kernel() if use_compiled() else None
     if kernel is None:
