@@ -407,26 +407,20 @@ def _run_passes(work: _Work, dense_cols, sparse_cols, estimate, workers: int, ev
     busy_here = 1 if (threaded and sparse_cols.size) else 0
     pieces = max(1, min(workers - busy_here, int(dense_cols.size))) if threaded else 1
     jobs = [dense_job(cols) for cols in np.array_split(dense_cols, pieces)] if dense_cols.size else []
-    if not threaded:
-        a1 = sum(job(every, labelled) for job in jobs)
-        if sparse_cols.size:
-            sparse = _SparsePass(work, sparse_cols)
-            share = _Share(report, sparse_units, sparse.probes + 1)
-            a1 += sparse.run(every, labelled, share)
-            share.flush()
-        return a1
-    work.prepare()  # the shared read-only structures, built once before the threads read them
+    threads = workers if threaded else 1
+    if threaded:
+        work.prepare()  # the shared read-only structures, built once before the threads read them
     share = None
 
-    def more_jobs():  # run here, while the pool runs the per-property chunks
+    def more_jobs():  # run here, while the pool (if any) runs the per-property chunks
         nonlocal share
         if not sparse_cols.size:
             return []
         sparse = _SparsePass(work, sparse_cols)
         share = _Share(report, sparse_units, sparse.probes + 1)
-        return sparse.jobs(share, workers)
+        return sparse.jobs(share, threads)
 
-    a1 = _run_jobs(jobs, workers, every, labelled, more_jobs)
+    a1 = _run_jobs(jobs, threads, every, labelled, more_jobs)
     if share is not None:
         share.flush()
     return a1
@@ -654,8 +648,11 @@ class _SparsePass:
         self.heavy_keys = edge_key.take(starts[heavy_group])
         self.probes = int(self.direct[3].sum() + self.heavy[2].sum())
 
-    def run(self, every: np.ndarray, labelled: np.ndarray, report) -> int:
-        """Add these properties' secrets to the histograms; returns their share of ``a1``.
+    def jobs(self, report, pieces: int) -> list:
+        """These properties' secrets as independent jobs ``job(every, labelled) -> a1`` (each
+        adds to the histograms it is given and returns its share of ``a1``; their sum is the
+        pass): the labelled pairs and the by-node counts, the heavy groups, and the light probes
+        cut into ``pieces`` runs of about equal work.
 
         ``g(e, a) = C[w, a] + C[o, a]`` for edge ``e`` scanned from ``w`` and probed at ``o``:
 
@@ -666,13 +663,6 @@ class _SparsePass:
           misses, ``C[o, a] = 0``, subtracts from bin 0, which is scratch);
         * pairs with ``a`` seen at neither end: ``g = 0``, by subtraction at the end.
         """
-        return sum(job(every, labelled) for job in self.jobs(report, 1))
-
-    def jobs(self, report, pieces: int) -> list:
-        """:meth:`run` as independent jobs ``job(every, labelled) -> a1`` (each adds to the
-        histograms it is given; their sum is :meth:`run`'s): the labelled pairs and the
-        by-node counts, the heavy groups, and the light probes cut into ``pieces`` runs of
-        about equal work."""
         prop_key = self.work.prop_key[self.cols]
         row, o, edge_key, lens = self.direct
         ends = np.cumsum(lens)
