@@ -19,6 +19,7 @@ Edges are keyed internally by ``src * num_nodes + dst`` in ``int64``, so a graph
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Iterable, Iterator, Sequence, Sized
 from numbers import Integral
 from typing import Any
@@ -85,7 +86,8 @@ def _too_large(name: str, value: Any) -> ValueError:
 
 def _as_index_array(values: Any, name: str, copy: bool = True) -> np.ndarray:
     """Return ``values`` as a fresh int64 array of node indices in ``0..MAX_NUM_NODES-1``
-    (with ``copy=False``, the input itself when it already is one: for callers that only read).
+    (with ``copy=False``, for callers that only read: the input itself when it is an int64 or
+    int32 array, so that 32-bit ids cost no 64-bit copy).
 
     Accepts integer arrays (signed or unsigned), float arrays holding whole numbers, and sequences of
     Python integers. The range is checked *before* the cast to ``int64``, so nothing wraps around.
@@ -128,7 +130,9 @@ def _as_index_array(values: Any, name: str, copy: bool = True) -> np.ndarray:
         raise ValueError(f"{name} holds a negative node index ({int(low)})")
     if high > MAX_NUM_NODES - 1:
         raise _too_large(name, int(high))
-    return arr.astype(np.int64, copy=copy)
+    if not copy and arr.dtype in (np.int32, np.int64):
+        return arr
+    return arr.astype(np.int64)
 
 
 def _unique_keys(keys: np.ndarray, return_inverse: bool = False):
@@ -156,6 +160,91 @@ def _unique_keys(keys: np.ndarray, return_inverse: bool = False):
     return unique, inverse
 
 
+def _canonical_edges(u: np.ndarray, v: np.ndarray, num_nodes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The simple graph of the edges ``{u[i], v[i]}`` (already checked: in range, no self-loop):
+    ``(src, dst, inverse)`` with ``src < dst`` sorted by ``(src, dst)`` without repeats (int64)
+    and input edge ``i`` at position ``inverse[i]``.
+
+    With Numba (:mod:`opendp_graph._engine`), a counting sort of the edges by their smaller
+    endpoint, then a sort of each node's larger endpoints: 32-bit work arrays where they fit,
+    about 12 bytes per input edge and 16 per node beside the inputs and the result. Otherwise
+    (and when isolated nodes outnumber the edges) the NumPy sort of the keys ``min·n + max``:
+    about 33 bytes per input edge beside them. The two give the same arrays."""
+    n = max(num_nodes, 1)
+    kernel = _canonical_edges_kernel() if use_compiled() and n <= 2 * u.size + 1024 else None
+    if kernel is None:
+        keys = np.minimum(u, v).astype(np.int64)  # in place from here: the temporaries are the build's peak memory
+        keys *= np.int64(n)
+        keys += np.maximum(u, v)  # < n² <= 2**63
+        unique_keys, inverse = _unique_keys(keys, return_inverse=True)
+        del keys
+        src, dst = np.divmod(unique_keys, n)
+        return src, dst, inverse
+    start = np.zeros(n + 1, dtype=np.int64)
+    larger = np.empty(u.size, dtype=np.int32 if n < 2**31 else np.int64)
+    inverse = np.empty(u.size, dtype=np.int32 if u.size < 2**31 else np.int64)
+    edges = kernel(u, v, start, larger, inverse)
+    src = np.repeat(np.arange(n, dtype=np.int64), np.diff(start))
+    del start
+    dst = larger[:edges].astype(np.int64)
+    return src, dst, inverse
+
+
+@compiled
+def _canonical_edges_kernel(jit):
+    """The compiled build of the canonical edges (:func:`_canonical_edges`)."""
+
+    @jit
+    def canonical_edges(u, v, start, larger, inverse):
+        """``start`` (zeros, ``n + 1``) becomes the first output edge of each node, ``larger[:k]``
+        the larger endpoints of the ``k`` distinct edges (returned), ``inverse`` each input edge's
+        output position. Counting sort by the smaller endpoint into ``larger`` (with the input
+        position in ``slot``), each node's run sorted by the larger endpoint, repeats merged
+        (packed to the left: a write never passes the read)."""
+        n = start.size - 1
+        for i in range(u.size):
+            start[min(u[i], v[i]) + 1] += 1
+        for x in range(n):
+            start[x + 1] += start[x]
+        fill = start[:-1].copy()
+        slot = np.empty(u.size, dtype=inverse.dtype)
+        for i in range(u.size):
+            a, b = u[i], v[i]
+            if a > b:
+                a, b = b, a
+            p = fill[a]
+            fill[a] = p + 1
+            larger[p] = b
+            slot[p] = i
+        top = 0
+        for x in range(n):
+            begin, end = start[x], start[x + 1]
+            start[x] = top
+            if end - begin <= 16:  # a few edges per node: insertion sort (a library call costs more)
+                for j in range(begin + 1, end):
+                    key, who = larger[j], slot[j]
+                    i = j - 1
+                    while i >= begin and larger[i] > key:
+                        larger[i + 1] = larger[i]
+                        slot[i + 1] = slot[i]
+                        i -= 1
+                    larger[i + 1] = key
+                    slot[i + 1] = who
+            else:
+                order = np.argsort(larger[begin:end], kind="mergesort")
+                larger[begin:end] = larger[begin:end][order]
+                slot[begin:end] = slot[begin:end][order]
+            for j in range(begin, end):
+                if j == begin or larger[j] != larger[top - 1]:
+                    larger[top] = larger[j]
+                    top += 1
+                inverse[slot[j]] = top - 1
+        start[n] = top
+        return top
+
+    return canonical_edges
+
+
 def _any_equal(u: np.ndarray, v: np.ndarray) -> bool:
     """``(u == v).any()`` in chunks (no boolean array of the full length)."""
     step = 1 << 22
@@ -168,7 +257,7 @@ def _label_rows(coo: sp.coo_array, inverse: np.ndarray, rank: np.ndarray, num_ed
     ``inverse[i]``, input column ``j`` is column ``rank[j]``; explicit zeros dropped.
 
     With Numba (:mod:`opendp_graph._engine`), a counting sort of the labels by canonical edge
-    and a sort of each row, compiled: one int32 per label and one int64 per edge beside the
+    and a sort of each row, compiled: one int32 per label and per edge (where they fit) beside the
     input. Otherwise SciPy's COO → CSR conversion (about four int64 per label)."""
     kernel = _label_rows_kernel() if use_compiled() else None
     shape = (num_edges, rank.size)
@@ -178,16 +267,15 @@ def _label_rows(coo: sp.coo_array, inverse: np.ndarray, rank: np.ndarray, num_ed
         matrix.sum_duplicates()
         matrix.data[:] = True
         return matrix
-    indptr = np.zeros(num_edges + 1, dtype=np.int64)
-    room = np.empty(int(np.count_nonzero(coo.data)), dtype=np.int32 if rank.size < 2**31 else np.int64)
+    pairs = int(np.count_nonzero(coo.data))
+    # 32-bit indices and pointers when they fit (SciPy keeps the two in one dtype)
+    small = max(pairs, *shape) < 2**31 - 1
+    indptr = np.zeros(num_edges + 1, dtype=np.int32 if small else np.int64)
+    room = np.empty(pairs, dtype=np.int32 if small else np.int64)
     kernel(coo.row, coo.col, coo.data, inverse, rank, indptr, room)
     nnz = int(indptr[-1])
     indices = room if nnz == room.size else room[:nnz].copy()  # repeated labels: release the room
     del room
-    if max(nnz, *shape) < 2**31 - 1:
-        indptr = indptr.astype(np.int32)  # with int32 indices, SciPy keeps both (no int64 copy of the indices)
-    else:
-        indices = indices.astype(np.int64)
     return sp.csr_array((np.ones(nnz, dtype=bool), indices, indptr), shape=shape)
 
 
@@ -398,8 +486,8 @@ class Graph:
         :raises TypeError: on non-integer indices or ``num_nodes``, or labels that are not iterables of strings.
         """
         _check_self_loops(self_loops)
-        u = _as_index_array(src, "src")
-        v = _as_index_array(dst, "dst")
+        u = _as_index_array(src, "src", copy=False)  # only read below
+        v = _as_index_array(dst, "dst", copy=False)
         if u.shape != v.shape:
             raise ValueError(f"src and dst have different lengths ({u.size} and {v.size})")
         if labels is not None:
@@ -417,8 +505,8 @@ class Graph:
             raise ValueError(f"an edge names node {observed - 1}, but num_nodes is {num_nodes}")
         ids = cls._check_node_ids(node_ids, num_nodes)
 
-        loops = u == v
-        if loops.any():
+        if _any_equal(u, v):
+            loops = u == v
             if self_loops == "error":
                 first = int(u[np.argmax(loops)])
                 raise ValueError(
@@ -429,16 +517,11 @@ class Graph:
             u, v = u[keep], v[keep]
             if labels is not None:
                 labels = [lab for lab, k in zip(labels, keep) if k]
-        lo, hi = np.minimum(u, v), np.maximum(u, v)
-        n = max(num_nodes, 1)
-        keys = lo * np.int64(n) + hi  # < n² <= 2**63 as num_nodes <= MAX_NUM_NODES
+        csrc, cdst, inverse = _canonical_edges(u, v, num_nodes)
+        del u, v
         if labels is None:
-            unique_keys = _unique_keys(keys)
-            return cls._from_canonical(num_nodes=int(num_nodes), src=unique_keys // n, dst=unique_keys % n, node_ids=ids)
-        unique_keys, inverse = _unique_keys(keys, return_inverse=True)
-        csrc, cdst = unique_keys // n, unique_keys % n
-        sets = [_label_set(lab, f"edge {i}") for i, lab in enumerate(labels)]
-        matrix, vocabulary = cls._label_matrix(sets, inverse.reshape(-1), unique_keys.size)
+            return cls._from_canonical(num_nodes=int(num_nodes), src=csrc, dst=cdst, node_ids=ids)
+        matrix, vocabulary = cls._label_matrix(labels, inverse, csrc.size)
         return cls._from_canonical(num_nodes=int(num_nodes), src=csrc, dst=cdst, labels=matrix, vocabulary=vocabulary, node_ids=ids)
 
     @classmethod
@@ -535,9 +618,19 @@ class Graph:
         :raises TypeError: on non-integer indices or ``num_nodes``, non-string vocabulary entries,
             or a non-numeric label matrix.
         """
+        return cls._from_arrays([src, dst], num_nodes, label_matrix=label_matrix, vocabulary=vocabulary, node_ids=node_ids)
+
+    @classmethod
+    def _from_arrays(cls, ends: list, num_nodes: int, *, label_matrix: Any = None, vocabulary: Any = None, node_ids: Any = None) -> "Graph":
+        """:meth:`from_arrays` with the endpoints handed over in the list ``[src, dst]``, which is
+        emptied: a caller that drops its own references lets the build free them once the edges
+        are placed, before the labels are (8 bytes per edge at 32 bits, at the build's peak)."""
         num_nodes = _check_num_nodes(num_nodes)
+        src, dst = ends
+        ends.clear()
         u = _as_index_array(src, "src", copy=False)  # only read below
         v = _as_index_array(dst, "dst", copy=False)
+        del src, dst
         if u.shape != v.shape:
             raise ValueError(f"src and dst have different lengths ({u.size} and {v.size})")
         if _any_equal(u, v):
@@ -553,16 +646,9 @@ class Graph:
                 raise ValueError("label_matrix needs a vocabulary naming its columns")
             vocab = cls._check_vocabulary(vocabulary)
             coo = cls._check_label_matrix(label_matrix, (u.size, len(vocab)))
-        n = max(num_nodes, 1)
-        keys = np.minimum(u, v)  # in place from here: the temporaries are the build's peak memory
-        keys *= np.int64(n)
-        keys += np.maximum(u, v)  # < n² <= 2**63
+        csrc, cdst, inverse = _canonical_edges(u, v, num_nodes)
         del u, v
-        unique_keys, inverse = _unique_keys(keys, return_inverse=True)
-        del keys
-        csrc, cdst = np.divmod(unique_keys, n)
-        num_edges = unique_keys.size
-        del unique_keys
+        num_edges = csrc.size
         if label_matrix is None:
             return cls._from_canonical(num_nodes=num_nodes, src=csrc, dst=cdst, node_ids=ids)
         order = np.argsort(np.asarray(vocab, dtype=object)).astype(np.int64)
@@ -638,16 +724,28 @@ class Graph:
         return coo
 
     @staticmethod
-    def _label_matrix(sets: list[frozenset[str]], edge_of: np.ndarray, num_edges: int):
-        vocabulary = tuple(sorted(set().union(*sets))) if sets else ()
-        column = {word: j for j, word in enumerate(vocabulary)}
-        sizes = np.fromiter((len(s) for s in sets), dtype=np.int64, count=len(sets))
-        rows = np.repeat(edge_of.astype(np.int64), sizes)
-        cols = np.fromiter((column[w] for s in sets for w in s), dtype=np.int64, count=int(sizes.sum()))
-        matrix = sp.csr_array((np.ones(rows.size, dtype=bool), (rows, cols)), shape=(num_edges, len(vocabulary)))
-        matrix.sum_duplicates()  # duplicate edges: labels united
-        matrix.data[:] = True
-        return matrix, vocabulary
+    def _label_matrix(labels: Sequence[Any], edge_of: np.ndarray, num_edges: int) -> tuple[sp.csr_array, tuple[str, ...]]:
+        """The canonical label matrix and sorted vocabulary of one iterable of strings per input
+        edge (input edge ``i`` is canonical edge ``edge_of[i]``; repeated edges' labels united).
+        One pass checks and codes each edge's labels (a word's code: its first appearance) into
+        flat arrays, with no set kept per edge; the matrix is then placed as in :meth:`from_arrays`."""
+        code: dict[str, int] = {}
+        sizes, cols = array("i"), array("i")  # 32-bit: a word's code and an edge's label count
+        for i, value in enumerate(labels):
+            items = _label_set(value, f"edge {i}")
+            sizes.append(len(items))
+            cols.extend([code.setdefault(word, len(code)) for word in items])
+            if len(code) > 2**31 - 2:
+                raise ValueError("more than 2**31 - 2 distinct labels")
+        words = list(code)
+        order = np.argsort(np.asarray(words, dtype=object)).astype(np.int64) if words else np.zeros(0, dtype=np.int64)
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+        edges = len(sizes)
+        rows = np.repeat(np.arange(edges, dtype=np.int32 if edges < 2**31 - 1 else np.int64), np.frombuffer(sizes, dtype=np.int32))
+        del sizes
+        coo = sp.coo_array((np.ones(rows.size, dtype=bool), (rows, np.frombuffer(cols, dtype=np.int32))), shape=(edges, len(words)))
+        return _label_rows(coo, edge_of, rank, num_edges), tuple(words[i] for i in order.tolist())
 
     @classmethod
     def from_polars(cls, frame: Any, src: str = "src", dst: str = "dst", labels: str | None = None, **options: Any) -> "Graph":
@@ -853,8 +951,7 @@ class Graph:
             label_sets = list(label_sets)
         if len(label_sets) != self.num_edges:
             raise ValueError(f"got {len(label_sets)} label sets for {self.num_edges} edges")
-        sets = [_label_set(lab, f"edge {i}") for i, lab in enumerate(label_sets)]
-        matrix, vocab = self._label_matrix(sets, np.arange(self.num_edges), self.num_edges)
+        matrix, vocab = self._label_matrix(label_sets, np.arange(self.num_edges), self.num_edges)
         return Graph._from_canonical(
             num_nodes=self._num_nodes, src=self._src, dst=self._dst, labels=matrix, vocabulary=vocab, node_ids=self._node_ids
         )

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from numbers import Real
+from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
@@ -322,7 +322,12 @@ def check_d_in(d_in: Any) -> float:
 
 def integer_d_in(d_in: Any) -> int:
     """Validate ``d_in`` for an integer-valued metric and round it down (sound: if the true
-    distance is an integer ``≤ d_in`` it is ``≤ floor(d_in)``)."""
-    return int(math.floor(check_d_in(d_in)))
+    distance is an integer ``≤ d_in`` it is ``≤ floor(d_in)``). The floor is taken of ``d_in``
+    itself, not of its float: ``float(2**53 + 1)`` is ``2**53``, which would round a large
+    integer distance *down* and make every map built on it under-report."""
+    check_d_in(d_in)
+    if isinstance(d_in, Integral):  # numpy integers too (their floor goes through a float)
+        return int(d_in)
+    return int(math.floor(d_in))
 
 

@@ -240,3 +240,74 @@ def test_from_arrays_compiled_build_equals_numpy_build(seed, monkeypatch):
             sets[r].add(vocab[c])
     if src.size and any(sets):
         assert a == Graph.from_edges(src, dst, num_nodes=n, labels=[sorted(x) for x in sets])
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_compiled_canonical_edges_equal_the_sort_of_the_keys(seed, monkeypatch):
+    """Issue 18: the compiled edge build (counting sort by the smaller endpoint, each node's run
+    sorted, repeats merged) gives exactly the sort of the keys ``min·n + max``: same edges, same
+    position of every input edge, for int32, int64 and mixed inputs, hubs whose runs take the
+    library sort (> 16 edges), repeated and reversed edges, and no edge at all."""
+    from opendp_graph import _engine
+    from opendp_graph.graph import _canonical_edges
+
+    if _engine.numba_jit() is None:
+        pytest.skip("the compiled path needs Numba")
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 80))
+    m = int(rng.integers(0, 600)) if seed else 0
+    u, v = rng.integers(0, n, m), rng.integers(0, n, m)
+    if seed % 3 == 0 and m:
+        u[: m // 2] = int(rng.integers(0, n))  # a hub: a long run of one smaller (or larger) endpoint
+    keep = u != v
+    u, v = u[keep], v[keep]
+    u = u.astype([np.int32, np.int64][seed % 2])
+    v = v.astype([np.int32, np.int64][(seed // 2) % 2])
+    built = {}
+    for engine in ("compiled", "numpy"):
+        monkeypatch.setenv("OPENDP_GRAPH_ENGINE", engine)
+        built[engine] = _canonical_edges(u, v, n)
+    (src, dst, inverse), (src0, dst0, inverse0) = built["compiled"], built["numpy"]
+    assert src.dtype == dst.dtype == np.int64
+    assert np.array_equal(src, src0) and np.array_equal(dst, dst0) and np.array_equal(inverse, inverse0)
+    pairs = sorted({(min(a, b), max(a, b)) for a, b in zip(u.tolist(), v.tolist())})
+    assert list(zip(src.tolist(), dst.tolist())) == pairs
+    assert all(pairs[inverse[i]] == (min(a, b), max(a, b)) for i, (a, b) in enumerate(zip(u.tolist(), v.tolist())))
+
+
+def test_builds_agree_across_engines_and_input_widths(monkeypatch):
+    """from_edges (with label lists) and from_arrays give the same graph from int32 and int64
+    endpoints under both engines; the sparse-node case (isolated nodes outnumber the edges) takes
+    the sort path and agrees too."""
+    rng = np.random.default_rng(7)
+    n, m = 300, 2000
+    u, v = rng.integers(0, n, m), rng.integers(0, n, m)
+    keep = u != v
+    u, v = u[keep], v[keep]
+    words = [f"w{i}" for i in range(12)]
+    lists = [list(rng.choice(words, int(rng.integers(0, 4)))) for _ in range(u.size)]
+    graphs = []
+    for engine in ("compiled", "numpy"):
+        monkeypatch.setenv("OPENDP_GRAPH_ENGINE", engine if _engine_available() or engine == "numpy" else "numpy")
+        for width in (np.int32, np.int64):
+            graphs.append(Graph.from_edges(u.astype(width), v.astype(width), n, labels=lists))
+            graphs.append(Graph.from_edges(u.astype(width), v.astype(width), 10**7, labels=lists))
+    assert all(g == graphs[0] or g.num_nodes == 10**7 for g in graphs)
+    assert all(g.edges.tolist() == graphs[0].edges.tolist() and g.label_sets() == graphs[0].label_sets() for g in graphs)
+
+
+def _engine_available() -> bool:
+    from opendp_graph import _engine
+
+    return _engine.numba_jit() is not None
+
+
+def test_32_bit_endpoints_are_read_without_a_64_bit_copy():
+    from opendp_graph.graph import _as_index_array
+
+    a = np.arange(5, dtype=np.int32)
+    assert _as_index_array(a, "src", copy=False) is a
+    assert _as_index_array(a, "src").dtype == np.int64  # a fresh int64 array otherwise
+    assert _as_index_array(a.astype(np.uint32), "src", copy=False).dtype == np.int64
+    with pytest.raises(ValueError, match="negative node index"):
+        _as_index_array(np.array([0, -1], dtype=np.int32), "src", copy=False)

@@ -340,3 +340,47 @@ def test_vectorised_conversion_equals_a_plain_python_construction(seed):
         flat = log.with_columns(pl.col("w").list.first())
         got = graph_from_polars(flat, "s", "r", labels="w", nodes=nodes, self_loops="drop")
         assert got == _plain_python_graph([(s, r, [w[0]] if w else None) for s, r, w in rows], nodes, "ignore")
+
+
+def test_label_lists_count_messages_not_label_rows():
+    """One streaming query gives a row per (message, label): the errors still count messages."""
+    log = pl.DataFrame({"s": ["ann", "eve", "bob", "cy"], "r": ["bob", "cy", "bob", "cy"],
+                        "w": [["a", "b"], ["x", "y", "z"], ["q", "r", "s"], None]})
+    with pytest.raises(ValueError, match=r"^1 row\(s\) name people who are not in nodes"):
+        graph_from_polars(log, "s", "r", labels="w", nodes=["ann", "bob", "cy"], self_loops="drop")
+    with pytest.raises(ValueError, match=r"^the table has 2 self-message\(s\)"):
+        graph_from_polars(log, "s", "r", labels="w", nodes=["ann", "bob", "cy", "eve"])
+    with_null = log.with_columns(pl.when(pl.col("s") == "eve").then(None).otherwise(pl.col("s")).alias("s"))
+    with pytest.raises(ValueError, match="contain nulls"):  # a null id is told apart from an outsider
+        graph_from_polars(with_null, "s", "r", labels="w", nodes=["ann", "bob", "cy"], self_loops="drop")
+    g = graph_from_polars(log, "s", "r", labels="w", nodes=["ann", "bob", "cy", "eve"], self_loops="drop")
+    assert g.label_sets() == [frozenset({"a", "b"}), frozenset({"x", "y", "z"})] and g.vocabulary == ("a", "b", "x", "y", "z")
+
+
+def test_a_frame_that_changes_between_evaluations_is_refused_not_mislabelled():
+    """The vocabulary is read by a query of its own; if the frame then gives other words (a
+    nondeterministic upstream), the conversion refuses rather than drop or misplace labels."""
+    calls = []
+
+    def words(series):
+        calls.append(1)
+        return pl.Series(["a", "b"] if len(calls) == 1 else ["a", "zz"])
+
+    log = pl.LazyFrame({"s": [0, 1], "r": [1, 2], "w": ["?", "?"]}).with_columns(pl.col("w").map_batches(words, return_dtype=pl.String))
+    with pytest.raises(RuntimeError, match="different rows when evaluated twice"):
+        graph_from_polars(log, "s", "r", labels="w", nodes=[0, 1, 2])
+
+
+def test_a_frame_that_keeps_its_first_groups_is_read_as_written():
+    """Red team of issue 18: with unordered joins downstream, Polars 1.36's order-observation
+    pass dropped ``maintain_order=True`` from the user's group_by, so ``head(3)`` kept other
+    groups (a wrong graph; with labels, words missing from the vocabulary). The conversion turns
+    that pass off: the graph is the collected frame's, every time."""
+    df = pl.DataFrame({"s": list(range(8)), "r": list(range(1, 9)), "w": list("abcdefgh")})
+    lf = df.lazy().group_by(["s", "r"], maintain_order=True).agg(pl.col("w").first()).head(3)
+    assert lf.collect().rows() == [(0, 1, "a"), (1, 2, "b"), (2, 3, "c")]
+    once = lf.unique(maintain_order=True).head(2)
+    for _ in range(20):
+        g = graph_from_polars(lf, "s", "r", labels="w", nodes=list(range(9)))
+        assert g.edges.tolist() == [[0, 1], [1, 2], [2, 3]] and g.label_sets() == [{"a"}, {"b"}, {"c"}]
+        assert graph_from_polars(once, "s", "r", nodes=list(range(9))).edges.tolist() == [[0, 1], [1, 2]]

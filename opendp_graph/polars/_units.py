@@ -86,6 +86,7 @@ import opendp.prelude as dp
 from opendp.mod import ChangeOneIdDistance, FrameDistance, SymmetricIdDistance
 
 from .._checks import positive_integer
+from ._convert import _collect
 
 __all__ = [
     "PrivacyUnit",
@@ -170,7 +171,7 @@ def rows_per_person(frame: Any, src: str = "src", dst: str = "dst"):
     roles = pl.concat(
         [lazy.select("_row", pl.col("_s").alias("person")), lazy.select("_row", pl.col("_r").alias("person"))]
     ).unique()
-    return roles.group_by("person").agg(pl.len().cast(pl.Int64).alias("rows")).collect()
+    return _collect(roles.group_by("person").agg(pl.len().cast(pl.Int64).alias("rows")))
 
 
 def rows_per_pair(frame: Any, src: str = "src", dst: str = "dst"):
@@ -185,7 +186,7 @@ def rows_per_pair(frame: Any, src: str = "src", dst: str = "dst"):
     from ._convert import _valid_ids
 
     lazy = _valid_ids(frame, src, dst)
-    return lazy.group_by(pair_identifier(src, dst).alias("pair")).agg(pl.len().cast(pl.Int64).alias("rows")).collect()
+    return _collect(lazy.group_by(pair_identifier(src, dst).alias("pair")).agg(pl.len().cast(pl.Int64).alias("rows")))
 
 
 @dataclass(frozen=True, eq=False)
@@ -440,9 +441,9 @@ def _check_edge_label_table(lazy: Any, src: str, dst: str, label: str) -> None:
     an edge-label table."""
     import polars as pl
 
-    keys = lazy.select(
+    keys = _collect(lazy.select(
         pair_identifier(src, dst).alias("_pair"), pl.col(label).cast(pl.String).alias("_label"), (pl.col(src) == pl.col(dst)).alias("_loop")
-    ).collect()
+    ))
     if keys["_label"].null_count() or keys["_loop"].any() or keys.select("_pair", "_label").is_duplicated().any():
         raise ValueError(
             "the table is not an edge-label table (one row per edge and label: no nulls, no self-pairs, no "
@@ -780,7 +781,7 @@ def _check_secrets_of_the_model(lazy: Any, src: str, dst: str, label: str, model
     import numpy as np
     import polars as pl
 
-    pairs = lazy.select(pl.col(src).alias("_s"), pl.col(dst).alias("_d")).unique().collect()
+    pairs = _collect(lazy.select(pl.col(src).alias("_s"), pl.col(dst).alias("_d")).unique())
     n = structure.num_nodes
     if structure.node_ids is None:
         index = None
@@ -809,7 +810,7 @@ def _check_secrets_of_the_model(lazy: Any, src: str, dst: str, label: str, model
         )
     vocabulary = getattr(model, "vocabulary", None)
     if isinstance(vocabulary, tuple):
-        labels = lazy.select(pl.col(label).cast(pl.String).is_in(list(vocabulary)).all()).collect().item()
+        labels = _collect(lazy.select(pl.col(label).cast(pl.String).is_in(list(vocabulary)).all())).item()
         if not labels:
             raise ValueError(
                 "the table has labels outside the model's vocabulary (the model describes only the properties it was "
@@ -850,7 +851,7 @@ def _group_bounds(frame: Any, unit: PrivacyUnit, by: list[Any]) -> tuple[int, in
         owners = pl.concat([base.select("_row", *names, pl.col("_s").alias("_who")), base.select("_row", *names, pl.col("_r").alias("_who"))]).unique()
     else:
         owners = base.select("_row", *names, pair_identifier("_s", "_r").alias("_who"))
-    per_group = owners.group_by("_who", *names).agg(pl.len().alias("n")).collect()
+    per_group = _collect(owners.group_by("_who", *names).agg(pl.len().alias("n")))
     worst_rows = int(per_group["n"].max() or 0)
     worst_groups = int(per_group.group_by("_who").len()["len"].max() or 0)
     return worst_rows, worst_groups
