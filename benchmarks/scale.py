@@ -101,27 +101,35 @@ def _warm_up() -> float | None:
     return max(_resident_mib() - before, 0.0)
 
 
-def worker_graph(edges: int) -> dict:
+def _raw_input(edges: int):
+    """The synthetic graph taken apart as a data owner would hold it: ``(n, src, dst, labels,
+    vocabulary)``, edges in a random order and orientation, labels a CSR matrix in that order.
+    The graph itself is dropped."""
     import numpy as np
-    import opendp.prelude as dp
     import scipy.sparse as sp
+
+    import opendp_graph as dpg
+
+    g = dpg.datasets.synthetic_labeled_graph(edges, seed=0, num_properties=100, labels_per_edge=3.0).graph
+    rng = np.random.default_rng(1)
+    order = rng.permutation(g.num_edges)
+    flip = rng.random(g.num_edges) < 0.5
+    src = np.where(flip, g.dst, g.src)[order]
+    dst = np.where(flip, g.src, g.dst)[order]
+    return g.num_nodes, src, dst, sp.csr_array(g.labels)[order], list(g.vocabulary)
+
+
+def worker_graph(edges: int) -> dict:
+    import opendp.prelude as dp
 
     import opendp_graph as dpg
 
     dp.enable_features("contrib", "honest-but-curious")
     fixed = _warm_up()
     base = _resident_mib()
-    syn = dpg.datasets.synthetic_labeled_graph(edges, seed=0, num_properties=100, labels_per_edge=3.0)
-    g = syn.graph
-    E, n, vocab = g.num_edges, g.num_nodes, list(g.vocabulary)
-    rng = np.random.default_rng(1)
-    order = rng.permutation(E)
-    flip = rng.random(E) < 0.5
-    src = np.where(flip, g.dst, g.src)[order]
-    dst = np.where(flip, g.src, g.dst)[order]
-    labels = sp.csr_array(g.labels)[order].tocoo()
-    pairs = int(labels.nnz)
-    del g, syn, order, flip
+    n, src, dst, labels, vocab = _raw_input(edges)
+    labels = labels.tocoo()
+    E, pairs = src.size, int(labels.nnz)
     gc.collect()
     base = min(base, _resident_mib())  # the interpreter alone; the raw arrays count in the build
     rows: dict = {}
@@ -142,23 +150,13 @@ def worker_graph(edges: int) -> dict:
 def worker_edges(edges: int) -> dict:
     """Stages 5 and 6 (module docstring): ``Graph.from_edges`` without and with label lists."""
     import numpy as np
-    import scipy.sparse as sp
 
     import opendp_graph as dpg
 
     fixed = _warm_up()
     base = _resident_mib()
-    syn = dpg.datasets.synthetic_labeled_graph(edges, seed=0, num_properties=100, labels_per_edge=3.0)
-    g = syn.graph
-    E, n = g.num_edges, g.num_nodes
-    rng = np.random.default_rng(1)
-    order = rng.permutation(E)
-    flip = rng.random(E) < 0.5
-    src = np.where(flip, g.dst, g.src)[order]
-    dst = np.where(flip, g.src, g.dst)[order]
-    labels = sp.csr_array(g.labels)[order]
-    words = np.array(g.vocabulary, dtype=object)
-    del g, syn, order, flip
+    n, src, dst, labels, vocab = _raw_input(edges)
+    E, words = src.size, np.array(vocab, dtype=object)
     gc.collect()
     base = min(base, _resident_mib())
     rows: dict = {}

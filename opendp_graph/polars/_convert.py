@@ -300,7 +300,7 @@ def graph_from_polars(
     if u.min(initial=0) < 0 or v.min(initial=0) < 0:
         _refuse_null_ids(lazy, src, dst)
         # on private data: how many messages, never who (a name here would disclose a person)
-        outside = _count(lazy, ~ids[0].is_in(old.implode()) | ~ids[1].is_in(old.implode())) if listed else int(np.count_nonzero((u < 0) | (v < 0)))
+        outside = _count(lazy, ~ids[0].is_in(old.implode()) | ~ids[1].is_in(old.implode()))
         raise ValueError(
             f"{outside} row(s) name people who are not in nodes (the public list of people); add them to nodes, "
             "or remove those rows"
@@ -309,7 +309,7 @@ def graph_from_polars(
     keep = None  # the rows to build from, when not all of them
     if _any_equal(u, v):
         if self_loops == "error":
-            loops = _count(lazy, ids[0] == ids[1]) if listed else int(np.count_nonzero(u == v))
+            loops = _count(lazy, ids[0] == ids[1])
             raise ValueError(f"the table has {loops} self-message(s) (sender == recipient); pass self_loops='drop' to ignore them")
         keep = u != v
     if directed == "mutual":
@@ -322,21 +322,20 @@ def graph_from_polars(
     if keep is not None and not keep.all():
         u, v = u[keep], v[keep]
         w = w[keep] if w is not None else None
-    ends = [u, v]
-    del u, v  # the build frees them once the edges are placed
     if w is None:
-        return Graph._from_arrays(ends, len(people), node_ids=people)
-    matrix, words = _label_matrix(w, vocabulary.to_list())
+        return Graph.from_arrays(u, v, len(people), node_ids=people)
+    matrix, words = _word_matrix(w, vocabulary.to_list())
     del w
-    return Graph._from_arrays(ends, len(people), label_matrix=matrix, vocabulary=words, node_ids=people)
+    return Graph.from_arrays(u, v, len(people), label_matrix=matrix, vocabulary=words, node_ids=people)
 
 
 def _count(lazy: Any, predicate: Any) -> int:
-    """How many messages (not rows of labels) satisfy ``predicate``: for an error message only."""
+    """How many messages satisfy ``predicate``, read from the frame itself (the coded rows are
+    one per (message, label) for label lists): for an error message only."""
     return int(_collect(lazy.select(predicate.sum())).item())
 
 
-def _label_matrix(words: np.ndarray, vocabulary: list[str]) -> tuple[sp.coo_array, list[str]]:
+def _word_matrix(words: np.ndarray, vocabulary: list[str]) -> tuple[sp.coo_array, list[str]]:
     """The (row × word) matrix of the rows' word codes (``-1``: no label) over the words used,
     with those words: 32-bit indices where they fit, no per-row copy when every row has one."""
     labelled = words >= 0
@@ -357,8 +356,8 @@ def _label_matrix(words: np.ndarray, vocabulary: list[str]) -> tuple[sp.coo_arra
 
 
 def _person_codes(people: list, kind: str, dtype: Any) -> tuple[Any, Any]:
-    """``(old, new)`` for Polars' ``replace_strict``: each person's id (in the columns' dtype)
-    and position in ``people`` (Int32 when it fits). People whose id the column's dtype cannot
+    """``(old, new)``, the public table the id columns are joined with: each person's id (in the
+    columns' dtype) and position in ``people`` (Int32 when it fits). People whose id the column's dtype cannot
     hold (an integer out of its range) are left out: they match no row."""
     import polars as pl
 
