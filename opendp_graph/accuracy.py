@@ -403,7 +403,9 @@ def accuracy(measurement: dp.Measurement, alpha: float = 0.05) -> Accuracy:
     :param alpha: significance level in ``(0, 1)``: ``0.05`` for 95 % confidence.
     :raises TypeError: for an unsupported measurement (saying what is supported), a float
         measurement built with an explicit ``k`` (its noise lives on a coarser lattice: build
-        it with ``k=None``), or an ``alpha`` that is not a real number.
+        it with ``k=None``), a geometric built with ``bounds`` (OpenDP clamps its output to
+        them, so a true value outside is never covered), or an ``alpha`` that is not a real
+        number.
     :raises ValueError: for ``alpha`` outside ``(0, 1)`` or NaN.
 
     :example:
@@ -441,6 +443,16 @@ def accuracy(measurement: dp.Measurement, alpha: float = 0.05) -> Accuracy:
         raise TypeError(
             f"{name} was built with an explicit noise granularity k={k!r} on float data: its noise lives on a "
             "lattice of 2^k and its error includes rounding to it; build it with k=None (OpenDP's default)"
+        )
+    bounds = kwargs.get("bounds")
+    if bounds is not None:
+        # OpenDP clamps a bounded geometric's output to ``bounds``: a true value outside them is
+        # released at the nearer bound whatever the noise, so no half-width of the noise covers it,
+        # and whether it lies inside is a fact of the private data.
+        raise TypeError(
+            f"{name} was built with bounds={tuple(bounds)!r}: its releases are clamped to them, so a true value "
+            "outside the bounds is never covered and the error is not the noise's alone; build it without bounds "
+            "(OpenDP's default) to state its accuracy"
         )
     scale = float(kwargs["scale"])
     family = "gaussian" if name == "make_gaussian" else "laplace"

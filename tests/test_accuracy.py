@@ -420,6 +420,21 @@ class TestRefusals:
         with pytest.raises(TypeError, match="explicit noise granularity k=-10"):
             dpg.accuracy(meas)
 
+    def test_bounded_geometric_is_refused(self):
+        # OpenDP clamps a bounded geometric to its bounds: on the karate club's 78 edges with
+        # bounds (0, 50) every release is <= 50, so "±3 of 78" would never cover the truth.
+        count = EDGE_SPACE >> dpg.then_edge_count()
+        bounded = count >> dp.m.then_geometric(scale=1.0, bounds=(0, 50))
+        with pytest.raises(TypeError, match=r"bounds=\(0, 50\): its releases are clamped"):
+            dpg.accuracy(bounded)
+        with pytest.raises(TypeError, match="clamped"):
+            dpg.summarize({"edges": bounded})
+        vector = dp.m.make_geometric(
+            dp.vector_domain(dp.atom_domain(T=dp.i64)), dp.l1_distance(T=dp.i64), scale=2.0, bounds=(0, 10))
+        with pytest.raises(TypeError, match="clamped"):
+            dpg.accuracy(vector)
+        assert dpg.accuracy(count >> dp.m.then_geometric(scale=1.0)).half_width == 3  # unbounded: as before
+
     @pytest.mark.parametrize("alpha, error", [
         (0, ValueError), (0.0, ValueError), (1, ValueError), (1.5, ValueError), (-0.05, ValueError),
         (float("nan"), ValueError), (float("inf"), ValueError), (True, TypeError), (False, TypeError),
