@@ -292,8 +292,8 @@ def make_private_degree_distribution(
     :param num_nodes: the number of nodes *if public*, i.e. fixed by the domain
         (``graph_domain(num_nodes=n)``): the post-processing then makes the histogram sum to
         it. Under node insertion the node set is private and ``n`` normally is too; a domain
-        that fixes ``n`` holds no two graphs one insertion apart, so there the guarantee at
-        ``d_in = 1`` is empty: protect a rewired node with ``d_in = 2``.
+        that fixes ``n`` holds no two graphs one insertion apart, so there ``d_in = 1`` is
+        refused (its guarantee would be empty): protect a rewired node with ``d_in = 2``.
     :param postprocess: ``"fit"`` (default: :func:`fit_degree_histogram`, smooth on a log
         scale, tail above ``θ`` filled in) or ``"isotonic"`` (:func:`histogram_from_cumulative`).
     :return: a measurement whose output is a :class:`DegreeDistributionRelease`.

@@ -275,3 +275,31 @@ def test_padded_distance_is_inf_above_theta():
     g = dpg.Graph.from_edges([0, 0, 0], [1, 2, 3])
     assert PaddedDegreeDistance(2).distance(g, g) == float("inf")
     assert PaddedDegreeDistance(3).distance(g, g) == 0
+
+
+def test_node_insertion_on_a_fixed_size_domain_is_refused_below_two():
+    # One insertion changes the number of nodes: graph_domain(num_nodes=n) holds no two graphs one
+    # insertion apart, so a map at d_in = 1 would claim a guarantee about no pair (it reported ε = 1).
+    fixed = dpg.graph_domain(num_nodes=4, max_degree=3)
+    space = fixed, dpg.node_insertion_distance()
+    chains = [
+        space >> dpg.then_edge_count(),
+        space >> dpg.then_degree_histogram(max_degree=3),
+        space >> dpg.then_degree_projection(max_degree=2) >> dpg.then_cumulative_degree_histogram(max_degree=2),
+        space >> dpg.then_edge_count() >> dp.m.then_laplace(scale=4.0),
+    ]
+    for chain in chains:
+        assert chain.map(0) == 0
+        for d_in in (1, 1.5):
+            with pytest.raises((ValueError, dp.OpenDPException), match=r"no two graphs of this domain are one insertion apart.*node_distance\(\)"):
+                chain.map(d_in)
+    # a rewired node (a deletion and an insertion) is d_in = 2 and keeps the rule's map
+    free = dpg.graph_domain(max_degree=3), dpg.node_insertion_distance()
+    assert (space >> dpg.then_edge_count()).map(2) == (free >> dpg.then_edge_count()).map(2) > 0
+    # a domain of free size, and the rewiring notion on a fixed size, accept d_in = 1 as before
+    assert (free >> dpg.then_edge_count()).map(1) > 0
+    assert ((fixed, dpg.node_distance()) >> dpg.then_edge_count()).map(1) > 0
+    with pytest.raises((ValueError, dp.OpenDPException), match="one insertion apart"):
+        dpg.make_private_degree_distribution(fixed, dpg.node_insertion_distance(), epsilon=1.0, candidates=[2])
+    assert dpg.make_private_degree_distribution(
+        fixed, dpg.node_insertion_distance(), epsilon=1.0, candidates=[2], d_in=2).map(2) == pytest.approx(1.0)
