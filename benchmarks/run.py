@@ -187,7 +187,7 @@ def measure(fn: Callable[..., Any], repeats: int, prepare: Callable[[], Any] | N
 
 def _fresh(graph):
     """A new Graph object over the same (read-only) arrays: no cached degrees or keys."""
-    from opendp_graph.graph import Graph
+    from opendp_graph.core.graph import Graph
 
     return Graph._from_canonical(
         num_nodes=graph.num_nodes,

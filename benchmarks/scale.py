@@ -24,7 +24,7 @@ Then, in a process of its own, building from edge lists as a Python user would:
 
 ``--rows`` adds the message-log stage, in a process of its own: a Parquet log of that many
 messages (one word each, 500 words, Zipf(1.3); 8 messages per person on average) is written, and
-``Graph.from_polars(pl.scan_parquet(...), labels=...)`` timed.
+``dpg.polars.graph_from_polars(pl.scan_parquet(...), labels=...)`` timed.
 
 **What is measured.** Wall time (``time.perf_counter``, one run) and the peak resident size of
 the process during the stage (``VmHWM`` after a reset through ``/proc/self/clear_refs``), less the
@@ -96,7 +96,7 @@ def _warm_up() -> float | None:
     (space >> dpg.then_degree_histogram(max_degree=10))(g)
     (space >> dpg.then_label_counts(max_labels_per_edge=3, vocabulary=list(g.vocabulary)))(g)
     log = pl.DataFrame({"s": g.src, "r": g.dst, "w": [min(s) if s else None for s in g.label_sets()]})
-    dpg.Graph.from_polars(log.lazy(), src="s", dst="r", labels="w", nodes=list(range(g.num_nodes)))
+    dpg.polars.graph_from_polars(log.lazy(), src="s", dst="r", labels="w", nodes=list(range(g.num_nodes)))
     gc.collect()
     return max(_resident_mib() - before, 0.0)
 
@@ -192,7 +192,7 @@ def worker_log(rows_count: int, path: str) -> dict:
         base = min(base, _resident_mib())
     nodes = list(range(people))
     stages: dict = {}
-    graph = _stage(stages, "from_parquet_log", base, rows_count, dpg.Graph.from_polars, pl.scan_parquet(path), src="sender", dst="recipient", labels="word", nodes=nodes)
+    graph = _stage(stages, "from_parquet_log", base, rows_count, dpg.polars.graph_from_polars, pl.scan_parquet(path), src="sender", dst="recipient", labels="word", nodes=nodes)
     return {"rows": rows_count, "people": people, "edges": graph.num_edges, "fixed_mib": None if fixed is None else round(fixed, 1), "stages": stages}
 
 
@@ -221,7 +221,7 @@ def markdown(report: dict) -> str:
     log = report.get("log")
     if log and "error" not in log:
         s = log["stages"]["from_parquet_log"]
-        lines.append(f"| Parquet log, {log['rows']:,} rows ({log['edges']:,} edges) | Graph.from_polars(scan_parquet) | {s['wall_s']} | {s['peak_mib']:,.0f} MiB | {s['bytes_per_unit']} |")
+        lines.append(f"| Parquet log, {log['rows']:,} rows ({log['edges']:,} edges) | graph_from_polars(scan_parquet) | {s['wall_s']} | {s['peak_mib']:,.0f} MiB | {s['bytes_per_unit']} |")
     fixed = sorted({r["fixed_mib"] for r in [*report["sizes"], *[s.get("from_edges", {}) for s in report["sizes"]], log or {}] if r.get("fixed_mib") is not None})
     if fixed:
         lines.append("")

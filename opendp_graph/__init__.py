@@ -7,15 +7,23 @@
 >>> meas = space >> dpg.then_degree_histogram(max_degree=100) >> dp.m.then_laplace(scale=4.0)
 >>> meas.map(1)
 1.0
+
+The package is layered (``docs/architecture.md``): :mod:`.core` (the graph, its domain and
+metrics) → :mod:`.transformations` (stable queries and their rule table) → :mod:`.measurements`
+→ the privacy notions :mod:`.blowfish` and :mod:`.pufferfish` → :mod:`.interpret` and
+:mod:`.verify` → the adapters :mod:`.polars`, :mod:`.spark` and :mod:`.datasets`. This module
+lifts the most used names to ``dpg.<name>``, each named below; every ``__all__`` of the package
+lists the public names of its own module. The papers' reproductions
+(``opendp_graph.experiments``) and ``dpg.spark`` are imported on first use only.
 """
 
-from . import transformations
-from .domains import GraphDomain, graph_domain
-from .graph import Graph
-from .metrics import (
+from . import core, transformations, measurements, blowfish, pufferfish, interpret, verify, polars, datasets
+from .core import (
     DegreeSequenceDistance,
     EdgeDistance,
     EdgeLabelDistance,
+    Graph,
+    GraphDomain,
     GroupDistance,
     NodeDistance,
     NodeInsertionDistance,
@@ -23,6 +31,7 @@ from .metrics import (
     degree_sequence_distance,
     edge_distance,
     edge_label_distance,
+    graph_domain,
     group_distance,
     node_distance,
     node_insertion_distance,
@@ -32,54 +41,86 @@ from .transformations import (
     make_cumulative_degree_histogram,
     make_degree_histogram,
     make_degree_projection,
+    make_degree_tail_counts,
     make_edge_count,
     make_label_count_map,
     make_label_counts,
     make_triangle_count,
-    make_degree_tail_counts,
     then_cumulative_degree_histogram,
-    then_degree_tail_counts,
     then_degree_histogram,
     then_degree_projection,
+    then_degree_tail_counts,
     then_edge_count,
     then_label_count_map,
     then_label_counts,
     then_triangle_count,
 )
-from .node_degrees import (
+from .measurements import (
+    Accuracy,
     DegreeDistributionRelease,
+    calibrate_laplace_threshold,
+    context,
     degree_distribution_noise,
     fit_degree_histogram,
     histogram_from_cumulative,
+    make_candidate_top_k,
     make_histogram_from_cumulative,
+    make_laplace_threshold,
     make_private_degree_distribution,
+    register_with_context,
+    summarize,
+    then_laplace_threshold,
 )
-from .measurements import calibrate_laplace_threshold, make_laplace_threshold, then_laplace_threshold
-from ._context import context, register_with_context
-from .top_k import make_candidate_top_k
-# ``dpg.accuracy`` is the function; the module is ``sys.modules["opendp_graph.accuracy"]``
-from .accuracy import Accuracy, accuracy, summarize
-
-# Each subpackage lifts the names in its ``__all__`` to ``dpg.<name>``; the rest stays under
-# ``dpg.<subpackage>.<name>``.
-from . import audit, blowfish, datasets, experiments, interpret, polars, pufferfish  # noqa: E402
-from .blowfish import *  # noqa: E402,F401,F403
-from .pufferfish import *  # noqa: E402,F401,F403
-from .interpret import *  # noqa: E402,F401,F403
-from .audit import *  # noqa: E402,F401,F403
-from .polars import *  # noqa: E402,F401,F403
+from .measurements.accuracy import accuracy
+from .blowfish import (
+    BlowfishDistance,
+    BlowfishPolicy,
+    blowfish_distance,
+    make_standard_degree_histogram,
+    make_vip_standard_histogram,
+    then_standard_degree_histogram,
+    then_vip_standard_histogram,
+)
+from .pufferfish import PufferfishDistance, pufferfish_distance
+from . import _deprecated
 
 __version__ = "0.1.0.dev0"
 
+__all__ = [
+    # core
+    "Graph", "GraphDomain", "graph_domain",
+    "EdgeDistance", "NodeDistance", "NodeInsertionDistance", "GroupDistance", "EdgeLabelDistance",
+    "DegreeSequenceDistance", "PaddedDegreeDistance",
+    "edge_distance", "node_distance", "node_insertion_distance", "group_distance", "edge_label_distance",
+    "degree_sequence_distance", "padded_degree_distance",
+    # transformations
+    "make_edge_count", "then_edge_count", "make_degree_histogram", "then_degree_histogram",
+    "make_cumulative_degree_histogram", "then_cumulative_degree_histogram",
+    "make_degree_tail_counts", "then_degree_tail_counts", "make_triangle_count", "then_triangle_count",
+    "make_label_counts", "then_label_counts", "make_label_count_map", "then_label_count_map",
+    "make_degree_projection", "then_degree_projection",
+    # measurements
+    "make_laplace_threshold", "then_laplace_threshold", "calibrate_laplace_threshold", "make_candidate_top_k",
+    "make_private_degree_distribution", "DegreeDistributionRelease", "degree_distribution_noise",
+    "fit_degree_histogram", "histogram_from_cumulative", "make_histogram_from_cumulative",
+    "accuracy", "Accuracy", "summarize", "context", "register_with_context",
+    # privacy notions
+    "BlowfishPolicy", "BlowfishDistance", "blowfish_distance",
+    "make_standard_degree_histogram", "then_standard_degree_histogram",
+    "make_vip_standard_histogram", "then_vip_standard_histogram",
+    "PufferfishDistance", "pufferfish_distance",
+]
+
 
 def __getattr__(name: str):
-    # ``dpg.spark`` is imported on first use only (it needs the optional pyspark, which it imports
-    # lazily itself): nothing else in the package imports it.
-    if name == "spark":
+    # Imported on first use only: ``dpg.spark`` needs the optional pyspark (which it imports
+    # lazily itself), and the reproductions are for the ``opendp-graph reproduce`` command.
+    if name in ("spark", "experiments"):
         import importlib
 
-        return importlib.import_module(".spark", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        return importlib.import_module(f".{name}", __name__)
+    return _deprecated.moved_attribute(name)
 
 
+_deprecated.install()
 register_with_context()

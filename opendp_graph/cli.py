@@ -24,7 +24,7 @@ EMBEDDED_GRAPHS = {
 def _embedded_graph(name: str):
     import networkx as nx
 
-    from .graph import Graph
+    from .core.graph import Graph
 
     return Graph.from_networkx(getattr(nx, EMBEDDED_GRAPHS[name])())
 
@@ -38,8 +38,8 @@ def demo(graph_name: str = "karate", epsilon: float = 1.0, group_size: int = 3, 
     """
     import opendp.prelude as dp
 
-    from . import metrics
-    from .domains import graph_domain
+    from .core import metrics
+    from .core.domains import graph_domain
     from .transformations import (
         cumulative_degree_histogram,
         then_cumulative_degree_histogram,

@@ -20,7 +20,7 @@ import opendp.prelude as dp
 import pytest
 
 import opendp_graph as dpg
-from opendp_graph.audit import clopper_pearson, empirical_epsilon
+from opendp_graph.verify import clopper_pearson, empirical_epsilon
 
 SAFE = 1 - 1e-6
 

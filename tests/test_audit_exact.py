@@ -14,8 +14,8 @@ import opendp.prelude as dp
 import pytest
 
 import opendp_graph as dpg
-from opendp_graph.testing import edge_flips
-from opendp_graph.audit import GraphDistribution, exact_epsilon, laplace_privacy_loss
+from opendp_graph.verify.testing import edge_flips
+from opendp_graph.verify import GraphDistribution, exact_epsilon, laplace_privacy_loss
 from opendp_graph.interpret import queens_alpha, queens_distribution, queens_exact_epsilon
 
 

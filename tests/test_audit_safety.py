@@ -1,7 +1,7 @@
 """Safety net: audit the package's releases on adversarial small graphs, with negative controls.
 
 For every mechanism: the **exact** privacy loss on the adversarial neighbouring pair (point
-masses, :func:`opendp_graph.audit.laplace_privacy_loss`; deterministic) must be ≤ the claimed ε,
+masses, :func:`opendp_graph.verify.laplace_privacy_loss`; deterministic) must be ≤ the claimed ε,
 and equal to it where the pair attains the sensitivity; the **empirical** auditor run on the real
 OpenDP measurement must not refute the claim (confidence 1 − 1e-6), and must refute each negative
 control (a planted bug) with high confidence.
@@ -25,7 +25,7 @@ import opendp.prelude as dp
 import pytest
 
 import opendp_graph as dpg
-from opendp_graph.audit import GraphDistribution, empirical_epsilon, laplace_privacy_loss
+from opendp_graph.verify import GraphDistribution, empirical_epsilon, laplace_privacy_loss
 from opendp_graph.pufferfish import w_infinity
 
 N = 6

@@ -11,7 +11,7 @@ import pytest
 
 import opendp_graph as dpg
 from opendp_graph.blowfish import changed_pairs
-from opendp_graph.testing import all_graphs
+from opendp_graph.verify.testing import all_graphs
 
 P = dpg.BlowfishPolicy
 

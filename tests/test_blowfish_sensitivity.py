@@ -16,7 +16,7 @@ import pytest
 
 import opendp_graph as dpg
 from opendp_graph.blowfish import standard_degree_histogram, vip_standard_histogram
-from opendp_graph.testing import all_graphs, all_labelings, l01inf
+from opendp_graph.verify.testing import all_graphs, all_labelings, l01inf
 from opendp_graph.transformations import cumulative_degree_histogram, degree_histogram, triangle_count
 
 P = dpg.BlowfishPolicy

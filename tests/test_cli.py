@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from opendp_graph import _progress, cli, experiments
+from opendp_graph import cli, experiments
+from opendp_graph.core import _progress
 from opendp_graph.datasets import _resolve
 from opendp_graph.experiments import _command, blowfish, interpret, pufferfish
 

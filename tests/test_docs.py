@@ -180,4 +180,4 @@ def test_docs_build_without_warnings(tmp_path, dataset):
     for notebook in (REPO / "tutorials").glob("*.ipynb"):
         page = (html / "tutorials" / f"{notebook.stem}.html").read_text(encoding="utf-8")
         assert "cell_output" in page, f"{notebook.name} rendered without outputs"
-    assert (html / "api" / "generated" / "opendp_graph.graph.Graph.html").exists()
+    assert (html / "api" / "generated" / "opendp_graph.core.graph.Graph.html").exists()

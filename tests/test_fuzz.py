@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import opendp_graph as dpg
-from opendp_graph.graph import MAX_NUM_NODES
+from opendp_graph.core.graph import MAX_NUM_NODES
 from opendp_graph.transformations.projection import edge_order
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

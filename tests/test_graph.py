@@ -158,7 +158,7 @@ def test_repr_and_properties():
 
 
 def test_sort_based_unique_matches_numpy():
-    from opendp_graph.graph import _unique_keys
+    from opendp_graph.core.graph import _unique_keys
 
     rng = np.random.default_rng(3)
     for size in (0, 1, 7, 1000):
@@ -191,7 +191,7 @@ def test_node_indices_from_public_names():
 
 def test_label_matrix_is_stored_with_32_bit_indices_when_they_fit():
     """Issue 18: 8 bytes per labelled pair less at rest, the same values."""
-    from opendp_graph.graph import _compact_index
+    from opendp_graph.core.graph import _compact_index
 
     g = Graph.from_edges([0, 0, 1], [1, 2, 2], labels=[["b", "a"], [], ["c"]])
     assert g.labels.indices.dtype == np.int32 and g.labels.indptr.dtype == np.int32
@@ -207,7 +207,7 @@ def test_from_arrays_compiled_build_equals_numpy_build(seed, monkeypatch):
     sorted, repeats dropped) gives exactly SciPy's: duplicate and reversed edges with their
     labels united, repeated and explicitly zero entries, unused columns, int32 or int64 COO
     indices; and both equal the graph built from Python label sets."""
-    from opendp_graph import _engine
+    from opendp_graph.core import _engine
 
     if _engine.numba_jit() is None:
         pytest.skip("the compiled path needs Numba")
@@ -248,8 +248,8 @@ def test_compiled_canonical_edges_equal_the_sort_of_the_keys(seed, monkeypatch):
     sorted, repeats merged) gives exactly the sort of the keys ``min·n + max``: same edges, same
     position of every input edge, for int32, int64 and mixed inputs, hubs whose runs take the
     library sort (> 16 edges), repeated and reversed edges, and no edge at all."""
-    from opendp_graph import _engine
-    from opendp_graph.graph import _canonical_edges
+    from opendp_graph.core import _engine
+    from opendp_graph.core.graph import _canonical_edges
 
     if _engine.numba_jit() is None:
         pytest.skip("the compiled path needs Numba")
@@ -297,13 +297,13 @@ def test_builds_agree_across_engines_and_input_widths(monkeypatch):
 
 
 def _engine_available() -> bool:
-    from opendp_graph import _engine
+    from opendp_graph.core import _engine
 
     return _engine.numba_jit() is not None
 
 
 def test_32_bit_endpoints_are_read_without_a_64_bit_copy():
-    from opendp_graph.graph import _as_index_array
+    from opendp_graph.core.graph import _as_index_array
 
     a = np.arange(5, dtype=np.int32)
     assert _as_index_array(a, "src", copy=False) is a

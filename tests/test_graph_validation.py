@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 
 import opendp_graph as dpg
 from opendp_graph import Graph
-from opendp_graph._checks import not_a_graph
-from opendp_graph.domains import GraphDomain
-from opendp_graph.graph import MAX_NUM_NODES
+from opendp_graph.core._checks import not_a_graph
+from opendp_graph.core.domains import GraphDomain
+from opendp_graph.core.graph import MAX_NUM_NODES
 
 LIMIT = MAX_NUM_NODES
 TOP = LIMIT - 1  # the largest node index
@@ -327,7 +327,7 @@ def test_edge_index_needs_integer_nodes(u):
 # ----------------------------------------------------------------------------- not a graph
 def test_not_a_graph_names_the_type_and_the_converter():
     hint_nx = "; convert it with dpg.Graph.from_networkx(g)"
-    hint_pl = "; convert it with dpg.Graph.from_polars(frame, src=..., dst=..., nodes=public_people)"
+    hint_pl = "; convert it with dpg.polars.graph_from_polars(frame, src=..., dst=..., nodes=public_people)"
     assert not_a_graph(nx.Graph()) == "expected an opendp_graph.Graph, got networkx.Graph" + hint_nx
     assert not_a_graph(nx.karate_club_graph()) == "expected an opendp_graph.Graph, got networkx.Graph" + hint_nx
     assert not_a_graph(nx.MultiDiGraph()) == "expected an opendp_graph.Graph, got networkx.MultiDiGraph" + hint_nx
@@ -337,7 +337,7 @@ def test_not_a_graph_names_the_type_and_the_converter():
     assert not_a_graph(np.zeros(2)) == "expected an opendp_graph.Graph, got numpy.ndarray"
     assert not_a_graph([(0, 1)]) == "expected an opendp_graph.Graph, got list"
     assert not_a_graph(None) == "expected an opendp_graph.Graph, got NoneType"
-    assert not_a_graph(GraphDomain()) == "expected an opendp_graph.Graph, got opendp_graph.domains.GraphDomain"
+    assert not_a_graph(GraphDomain()) == "expected an opendp_graph.Graph, got opendp_graph.core.domains.GraphDomain"
 
 
 def test_not_a_graph_reveals_nothing_about_the_value():

@@ -22,7 +22,7 @@ from opendp_graph.interpret import (
     queens_count_distributions,
     queens_distribution,
 )
-from opendp_graph.testing import all_graphs
+from opendp_graph.verify.testing import all_graphs
 
 MODELS = [
     dict(edges=-1.0, triangles=0.6),
@@ -35,7 +35,7 @@ MODELS = [
 
 def test_required_entry_points_exist():
     assert dpg.interpret.ergm_alpha is ergm_alpha
-    assert callable(dpg.audit.empirical_epsilon) and callable(dpg.audit.exact_epsilon)
+    assert callable(dpg.verify.empirical_epsilon) and callable(dpg.verify.exact_epsilon)
 
 
 def test_statistics_match_networkx():

@@ -10,7 +10,7 @@ import opendp.prelude as dp
 import pytest
 
 import opendp_graph as dpg
-from opendp_graph.audit import empirical_epsilon, exact_epsilon
+from opendp_graph.verify import empirical_epsilon, exact_epsilon
 from opendp_graph.experiments import interpret as exp
 from opendp_graph.interpret import queens_alpha, queens_count_distributions, queens_distribution
 

@@ -25,9 +25,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import opendp_graph as dpg
-from opendp_graph.metrics import EdgeDistance, EdgeLabelDistance, GroupDistance, NodeDistance
+from opendp_graph.core.metrics import EdgeDistance, EdgeLabelDistance, GroupDistance, NodeDistance
 from opendp_graph.pufferfish import GlobalModel
-from opendp_graph.testing import l1, l01inf
+from opendp_graph.verify.testing import l1, l01inf
 from opendp_graph.transformations._core import resolve_stability
 from opendp_graph.transformations.labels import LabelContribution, label_count_map, label_counts
 
@@ -566,7 +566,7 @@ def test_label_counts_compiled_equal_numpy(seed, monkeypatch):
     """The compiled count of each edge's first ``c`` labels (``selected_label_counts``) equals the
     NumPy one (a ``bincount`` of ``selected_labels``): whole vocabulary or a permuted one with
     words the graph lacks and graph words it lacks, every cap, edges with many labels."""
-    from opendp_graph import _engine
+    from opendp_graph.core import _engine
     from opendp_graph.transformations.labels import selected_label_counts, selected_labels
 
     if _engine.numba_jit() is None:
@@ -600,7 +600,7 @@ def test_label_counts_refuse_what_the_constructors_refuse(engine, monkeypatch):
     both implementations refuse a repeated vocabulary word and a cap that is not a positive
     integer (a red team found the two counting such inputs differently)."""
     monkeypatch.setenv("OPENDP_GRAPH_ENGINE", engine)
-    from opendp_graph import _engine
+    from opendp_graph.core import _engine
 
     if engine == "compiled" and _engine.numba_jit() is None:
         pytest.skip("the compiled path needs Numba")

@@ -8,7 +8,7 @@ import pytest
 
 import opendp_graph as dpg
 from opendp_graph import Graph
-from opendp_graph.metrics import (
+from opendp_graph.core.metrics import (
     DegreeSequenceDistance,
     EdgeDistance,
     EdgeLabelDistance,
@@ -17,7 +17,7 @@ from opendp_graph.metrics import (
     check_d_in,
     integer_d_in,
 )
-from opendp_graph.testing import all_graphs, all_labelings, node_rewirings
+from opendp_graph.verify.testing import all_graphs, all_labelings, node_rewirings
 
 UNLABELED = list(all_graphs(4))  # 64 graphs
 LABELED = [lg for g in all_graphs(3) for lg in all_labelings(g, ["a", "b"])]  # 125 labelled graphs

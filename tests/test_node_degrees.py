@@ -10,7 +10,7 @@ import opendp.prelude as dp
 import pytest
 
 import opendp_graph as dpg
-from opendp_graph.testing import all_graphs, node_rewirings
+from opendp_graph.verify.testing import all_graphs, node_rewirings
 from test_node_insertion import insertion_pairs, worst
 
 
@@ -100,7 +100,7 @@ def test_fit_is_exact_without_noise_and_keeps_the_total():
 
 
 def test_fit_above_its_size_limit_keeps_the_isotonic_estimate(monkeypatch):
-    import opendp_graph.node_degrees as nd
+    import opendp_graph.measurements.degree_distribution as nd
 
     true = np.r_[0.0, 3000.0 / np.arange(1, 61) ** 1.5]
     noisy = np.cumsum(true) + 20 * np.sin(np.arange(61))  # a fixed perturbation

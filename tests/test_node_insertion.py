@@ -11,8 +11,8 @@ import opendp.prelude as dp
 import pytest
 
 import opendp_graph as dpg
-from opendp_graph.metrics import NodeInsertionDistance, PaddedDegreeDistance
-from opendp_graph.testing import all_graphs, l1
+from opendp_graph.core.metrics import NodeInsertionDistance, PaddedDegreeDistance
+from opendp_graph.verify.testing import all_graphs, l1
 from opendp_graph.transformations.projection import degree_projection, edge_order
 
 
@@ -264,7 +264,7 @@ def test_ids_equal_across_numeric_types_share_their_code():
     src, dst = [0, 1, 1], [2, 2, 3]
     g0 = dpg.Graph.from_edges(src, dst, num_nodes=4, node_ids=[0, 1, 2, 3])
     g1 = dpg.Graph.from_edges(src, dst, num_nodes=5, node_ids=[0.0, 1.0, 2.0, 3.0, 4])
-    from opendp_graph.metrics import NodeInsertionDistance
+    from opendp_graph.core.metrics import NodeInsertionDistance
 
     assert NodeInsertionDistance().distance(g0, g1) == 1
     chain = dpg.make_degree_projection(dpg.graph_domain(), dpg.node_insertion_distance(), 1) >> dpg.then_cumulative_degree_histogram(max_degree=1)

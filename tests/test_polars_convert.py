@@ -10,7 +10,7 @@ import pytest
 
 import opendp_graph as dpg
 from opendp_graph.polars import graph_from_polars, graph_to_polars
-from opendp_graph.testing import all_graphs, all_labelings
+from opendp_graph.verify.testing import all_graphs, all_labelings
 
 
 def test_messages_on_one_pair_become_one_edge_with_united_labels():
@@ -25,9 +25,9 @@ def test_messages_on_one_pair_become_one_edge_with_united_labels():
     assert g.node_ids == ("a", "b", "c")
     assert g.edges.tolist() == [[0, 1], [0, 2], [1, 2]]
     assert g.label_sets() == [frozenset({"hi", "re"}), frozenset(), frozenset({"x"})]
-    # the same through Graph.from_polars and a LazyFrame
-    assert dpg.Graph.from_polars(log.lazy(), src="from", dst="to", labels="words", nodes=["a", "b", "c"]) == g
-    assert dpg.Graph.from_polars(log, src="from", dst="to", labels="words", nodes="from data") == g
+    # the same from a LazyFrame
+    assert graph_from_polars(log.lazy(), src="from", dst="to", labels="words", nodes=["a", "b", "c"]) == g
+    assert graph_from_polars(log, src="from", dst="to", labels="words", nodes="from data") == g
 
 
 def test_string_label_column_and_nulls():
@@ -99,9 +99,9 @@ def test_round_trip_on_every_small_labelled_graph():
             assert back.label_sets() == labelled.label_sets()
     # named nodes and an unlabeled graph
     g = dpg.Graph.from_edges([0, 2], [1, 3], node_ids=["w", "x", "y", "z"])
-    table = g.to_polars()
+    table = graph_to_polars(g)
     assert table.columns == ["src", "dst"]
-    assert dpg.Graph.from_polars(table, nodes=g.node_ids) == g
+    assert graph_from_polars(table, nodes=g.node_ids) == g
 
 
 def test_random_logs_match_a_plain_python_construction():
@@ -137,7 +137,7 @@ def test_enron_graph_from_the_message_table_matches_the_loader(shared_data):
         ngrams=pl.col("subject").map_elements(lambda s: sorted(dpg.datasets.subject_ngrams(s)), return_dtype=pl.List(pl.String))
     )
     log = log.join(subjects, on="subject", how="left", nulls_equal=True)
-    g = dpg.Graph.from_polars(log, src="sender", dst="recipient", labels="ngrams", nodes=range(1, 157))
+    g = graph_from_polars(log, src="sender", dst="recipient", labels="ngrams", nodes=range(1, 157))
     assert (g.num_nodes, g.num_edges) == (156, 1843)
     assert g == dpg.datasets.load_enron(folder)
 
@@ -175,16 +175,16 @@ def test_empty_tables_and_id_dtypes():
     assert (g.num_nodes, g.num_edges, g.vocabulary) == (0, 0, ())
     empty_text = empty.cast({"s": pl.String, "r": pl.String})
     g = graph_from_polars(empty_text, "s", "r", nodes=["x", "y"])
-    assert g.num_nodes == 2 and g.to_polars().schema == pl.Schema({"src": pl.String, "dst": pl.String})
+    assert g.num_nodes == 2 and graph_to_polars(g).schema == pl.Schema({"src": pl.String, "dst": pl.String})
     # public node ids of another kind than the columns can never match a row: refused, even on an empty table
     with pytest.raises(TypeError, match="nodes must be integers, like the Int64 columns"):
         graph_from_polars(empty, "s", "r", nodes=["x", "y"])
     mixed = dpg.Graph.from_edges([0], [1], num_nodes=2, node_ids=["x", 3])
-    assert mixed.to_polars().rows() == [("x", 3)]
+    assert graph_to_polars(mixed).rows() == [("x", 3)]
     # ... and that table (a String column beside an Int64 one) does not come back silently
     with pytest.raises(TypeError, match="one id type in both columns"):
-        graph_from_polars(mixed.to_polars(), nodes="from data")
-    assert dpg.Graph.from_edges([0], [1], node_ids=["x", "y"]).to_polars(node_ids=False).rows() == [(0, 1)]
+        graph_from_polars(graph_to_polars(mixed), nodes="from data")
+    assert graph_to_polars(dpg.Graph.from_edges([0], [1], node_ids=["x", "y"]), node_ids=False).rows() == [(0, 1)]
 
 
 def test_id_columns_of_two_types_are_refused():
@@ -235,10 +235,9 @@ def test_the_node_set_must_be_public():
     every later node index moved. Now nodes= is required, and "from data" is an explicit opt-in."""
     log = pl.DataFrame({"s": ["ann", "bob", "eve"], "r": ["bob", "cy", "bob"]})
     without_eve = log.filter(pl.col("s") != "eve")  # one pair's messages removed
-    for call in (lambda t: graph_from_polars(t, "s", "r"), lambda t: dpg.Graph.from_polars(t, "s", "r")):
-        for table in (log, without_eve):
-            with pytest.raises(TypeError, match=r'needs nodes=, the public list of people.*nodes="from data"'):
-                call(table)
+    for table in (log, without_eve):  # (the deprecated Graph.from_polars forwards: tests/test_deprecated.py)
+        with pytest.raises(TypeError, match=r'needs nodes=, the public list of people.*nodes="from data"'):
+            graph_from_polars(table, "s", "r")
     people = ["ann", "bob", "cy", "dee", "eve"]
     g, h = graph_from_polars(log, "s", "r", nodes=people), graph_from_polars(without_eve, "s", "r", nodes=people)
     assert g.node_ids == h.node_ids == tuple(people)

@@ -10,7 +10,7 @@ import pytest
 
 import opendp_graph as dpg
 from opendp_graph.polars import compositor, edge_label_table, pufferfish_unit
-from opendp_graph.testing import all_graphs, all_labelings
+from opendp_graph.verify.testing import all_graphs, all_labelings
 
 VOCABULARY = ["california", "contract", "deal", "enron", "gas", "meeting", "power", "price", "report", "update"]
 

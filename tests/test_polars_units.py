@@ -148,7 +148,7 @@ def test_table_units_mean_the_graph_units():
     node, edge = dpg.NodeDistance(), dpg.EdgeDistance()
 
     def graph(counts):
-        return dpg.Graph.from_polars(as_frame(counts), "s", "r", nodes=PEOPLE)
+        return dpg.polars.graph_from_polars(as_frame(counts), "s", "r", nodes=PEOPLE)
 
     for _ in range(150):
         x = tables[rng.integers(len(tables))]

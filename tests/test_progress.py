@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import opendp_graph as dpg
-from opendp_graph import _progress
+from opendp_graph.core import _progress
 from opendp_graph.pufferfish import BinomialModel, ConditionalModel, GlobalModel, fit_all
 
 

@@ -27,7 +27,7 @@ from opendp_graph.pufferfish import (
 )
 from opendp_graph.pufferfish._stats import log_bucket, neighbourhood_stats
 from opendp_graph.pufferfish.dp_fit import binomial_statistics, make_binomial_statistics
-from opendp_graph.testing import l01inf
+from opendp_graph.verify.testing import l01inf
 from opendp_graph.transformations.labels import label_count_map, label_counts
 from engines import COMPILED_PATHS, available, forced  # noqa: E402
 
@@ -354,7 +354,7 @@ def test_opendp_chain_is_the_wasserstein_mechanism(path5):
 @pytest.fixture(scope="module")
 def paw_labellings():
     g = dpg.Graph.from_edges([0, 0, 1, 2], [1, 2, 2, 3], labels=[[], [], [], []])
-    graphs = {tuple(h.label_sets()): h for h in dpg.testing.all_labelings(g, ["a", "b"])}
+    graphs = {tuple(h.label_sets()): h for h in dpg.verify.testing.all_labelings(g, ["a", "b"])}
     return g, graphs
 
 
@@ -477,7 +477,7 @@ def test_binomial_statistics_stability_bruteforce():
     for c in (1, 2, 3, 4):
         t = make_binomial_statistics(g, c, vocab)
         assert t.map(1) == 3 * min(c, len(vocab)) * nbmax  # was 5·c·nbmax
-        labellings = list(dpg.testing.all_labelings(g, list(vocab)))
+        labellings = list(dpg.verify.testing.all_labelings(g, list(vocab)))
         stats = {tuple(h.label_sets()): binomial_statistics(h, c, vocab) for h in labellings}
         worst = 0
         for key, (a1, b1) in stats.items():

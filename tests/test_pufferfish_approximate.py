@@ -108,9 +108,9 @@ def test_planted_bug_is_caught_by_the_empirical_auditor():
         p = law(model, secret)
         return lambda rng: star(int(rng.choice(p.size, p=p)), secret)
 
-    audit = dpg.audit.empirical_epsilon(lambda g: release(g)[0], sampler(0), sampler(1), samples=4000, seed=1)
+    audit = dpg.verify.empirical_epsilon(lambda g: release(g)[0], sampler(0), sampler(1), samples=4000, seed=1)
     assert audit.epsilon_lower > 1.0, audit
-    honest = dpg.audit.empirical_epsilon(lambda g: release(g)[0], sampler(0), sampler(1), samples=4000, seed=2, delta=0.05)
+    honest = dpg.verify.empirical_epsilon(lambda g: release(g)[0], sampler(0), sampler(1), samples=4000, seed=2, delta=0.05)
     assert honest.epsilon_lower <= 1.0, honest
 
 

@@ -21,7 +21,7 @@ import opendp.prelude as dp
 import pytest
 
 import opendp_graph as dpg
-from opendp_graph.audit import laplace_privacy_loss
+from opendp_graph.verify import laplace_privacy_loss
 from opendp_graph.pufferfish import (
     BinomialModel,
     ConditionalModel,

@@ -353,7 +353,7 @@ def test_builder_refuses_bad_input(spark):
         dpg.spark.graph_from_spark(good, labels_df=labels([-1], [4], ["x"]))  # -1·n + 4 would be edge (0, 1)'s key
     with pytest.raises(ValueError, match="NUL"):
         dpg.spark.graph_from_spark(good, labels_df=labels([0], [1], ["a\x00b"]))
-    # a null label, a null list or a null inside a list adds no label (as Graph.from_polars)
+    # a null label, a null list or a null inside a list adds no label (as dpg.polars.graph_from_polars)
     nulls = dpg.spark.graph_from_spark(good, labels_df=table(src=pa.array([0]), dst=pa.array([1]), label=pa.array([None], pa.string())))
     assert nulls.is_labeled and nulls.vocabulary == ()
     lists = table(src=pa.array([0, 1, 0]), dst=pa.array([1, 2, 1]), label=pa.array([None, ["b", None], []], pa.list_(pa.string())))

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 import opendp_graph as dpg
 from opendp_graph import Graph
-from opendp_graph.metrics import EdgeDistance, EdgeLabelDistance, GroupDistance, NodeDistance
-from opendp_graph.testing import absolute, all_graphs, all_labelings, check_stability, edge_flips, l1, l01inf, node_rewirings
+from opendp_graph.core.metrics import EdgeDistance, EdgeLabelDistance, GroupDistance, NodeDistance
+from opendp_graph.verify.testing import absolute, all_graphs, all_labelings, check_stability, edge_flips, l1, l01inf, node_rewirings
 
 GRAPHS4 = list(all_graphs(4))
 GRAPHS5 = list(all_graphs(5))  # GRAPHS5[mask] has edge i of itertools.combinations(range(5), 2) iff bit i

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 
 import opendp_graph as dpg
 from opendp_graph.pufferfish import GlobalModel, fit_all
-from opendp_graph import _engine
-from opendp_graph._progress import resolve_progress
+from opendp_graph.core import _engine
+from opendp_graph.core._progress import resolve_progress
 from opendp_graph.pufferfish import _compiled, _stats
 from opendp_graph.pufferfish._stats import log_bucket, neighbourhood_stats
 from engines import COMPILED_PATHS, NUMBA, available, forced  # noqa: E402

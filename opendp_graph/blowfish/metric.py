@@ -48,8 +48,8 @@ from dataclasses import dataclass
 
 import opendp.prelude as dp
 
-from ..graph import Graph
-from ..metrics import changed_pairs
+from ..core.graph import Graph
+from ..core.metrics import changed_pairs
 from .policy import BlowfishPolicy
 
 __all__ = ["BlowfishDistance", "blowfish_distance", "changed_pairs"]

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from numbers import Integral
 from typing import Any
 
-from .._checks import integer_at_least
+from ..core._checks import integer_at_least
 
 __all__ = ["BlowfishPolicy", "SECRET_GRAPHS"]
 

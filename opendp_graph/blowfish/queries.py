@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 import opendp.prelude as dp
 
-from ..domains import graph_domain_descriptor
-from ..graph import Graph
-from ..metrics import metric_descriptor
+from ..core.domains import graph_domain_descriptor
+from ..core.graph import Graph
+from ..core.metrics import metric_descriptor
 from ..transformations._core import then
 from ..transformations.degrees import check_bins, make_binned
 from .metric import BlowfishDistance

@@ -37,8 +37,8 @@ from __future__ import annotations
 from math import comb
 from typing import Any
 
-from ..domains import GraphDomain
-from ..metrics import EdgeDistance, integer_d_in
+from ..core.domains import GraphDomain
+from ..core.metrics import EdgeDistance, integer_d_in
 from ..transformations._core import stability_rule
 from .metric import BlowfishDistance
 

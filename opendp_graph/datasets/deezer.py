@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from ..graph import Graph
+from ..core.graph import Graph
 from ._resolve import data_path
 
 __all__ = ["load_deezer", "load_deezer_genres"]

@@ -196,7 +196,7 @@ def load_enron(path: str | Path | None = None, *, start=None, end=None, bigrams:
     """
     import scipy.sparse as sp
 
-    from ..graph import Graph
+    from ..core.graph import Graph
 
     folder = _folder(path)
     employees = load_enron_employees(folder)

@@ -64,8 +64,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import brentq
 
-from .._checks import integer_at_least
-from ..graph import Graph
+from ..core._checks import integer_at_least
+from ..core.graph import Graph
 
 __all__ = ["SyntheticGraph", "synthetic_labeled_graph", "power_law_graph", "label_correlation", "member_probabilities"]
 

@@ -78,12 +78,12 @@ from pathlib import Path
 import numpy as np
 import opendp.prelude as dp
 
-from .._progress import resolve_progress
+from ..core._progress import resolve_progress
 from ..blowfish import BlowfishPolicy, blowfish_distance, standard_degree_histogram
 from ..blowfish.queries import then_standard_degree_histogram
 from ..datasets._resolve import DataIntegrityError, DataUnavailableError, data_path
 from ..datasets.deezer import load_deezer
-from ..domains import graph_domain
+from ..core.domains import graph_domain
 from ..transformations import (
     cumulative_degree_histogram,
     degree_histogram,

@@ -14,9 +14,9 @@ For each hive size ``n`` the table reports, for the queens' edge secret
   ``m = C(n,2) − 1`` (closed form, cross-checked by enumeration on ≤ 7 nodes in the tests);
 * **edge DP** (``space >> then_edge_count >> then_laplace(1/ε)``, ε-edge DP):
   ``exact_eps`` = the exact privacy loss for the queens' edge (sup over outputs of the mixture
-  log-ratio, :func:`opendp_graph.audit.laplace_privacy_loss`, on the exact Binomial count
+  log-ratio, :func:`opendp_graph.verify.laplace_privacy_loss`, on the exact Binomial count
   distributions), ``audit_eps`` = the auditor's 95 %-confidence lower bound
-  (:func:`opendp_graph.audit.empirical_epsilon`), and ``attack_acc`` = the exact accuracy of the
+  (:func:`opendp_graph.verify.empirical_epsilon`), and ``attack_acc`` = the exact accuracy of the
   paper's test ``1{d̃ > (a+b)/2}`` with a fair prior on the queens' edge (→ 1 as ``n`` grows);
 * **Pufferfish–Wasserstein** (Song, Wang & Chaudhuri 2017, Theorem 3.2): ``W = W∞(count | no edge,
   count | edge)`` computed exactly by :func:`opendp_graph.pufferfish.w_infinity`, released with
@@ -62,8 +62,8 @@ from typing import Any
 import numpy as np
 import opendp.prelude as dp
 
-from .._progress import resolve_progress
-from ..audit import empirical_epsilon, laplace_privacy_loss
+from ..core._progress import resolve_progress
+from ..verify import empirical_epsilon, laplace_privacy_loss
 from ..interpret import queens_alpha, queens_count_distributions
 from ._command import ArgumentParser, can_plot, int_at_least, nonnegative_int, output_folder, positive_float, print_written, probability, summary
 
@@ -104,7 +104,7 @@ def run(
     sizes, *, a: float = 0.6, b: float = 0.3, epsilon: float = 1.0, samples: int = 20_000, seed: int = SEED, progress: Any = None
 ) -> list[dict]:
     """One row per hive size (see the module docstring for the columns). ``progress``: reported
-    after each hive size (:mod:`opendp_graph._progress`)."""
+    after each hive size (:mod:`opendp_graph.core._progress`)."""
     from ..pufferfish import w_infinity
 
     sizes = list(sizes)

@@ -91,7 +91,7 @@ from typing import Any
 
 import numpy as np
 
-from .._progress import resolve_progress
+from ..core._progress import resolve_progress
 from ._command import ArgumentParser, can_plot, output_folder, positive_floats, positive_int, print_written, summary
 
 __all__ = ["main", "run"]
@@ -186,7 +186,7 @@ def run(
     "models": {...}, "graph": g}``. ``data`` is the ``enron-perry-wolfe`` folder (``None``:
     resolved by :func:`opendp_graph.datasets.data_path`). ``trials`` at the first ε, ``small_trials`` at the others;
     ``jobs`` worker processes run the trials (noise sampling dominates the run time).
-    ``progress``: the fit, the calibration and the trials (:mod:`opendp_graph._progress`).
+    ``progress``: the fit, the calibration and the trials (:mod:`opendp_graph.core._progress`).
     ``usefulness_graphs``: ``(name, labelled graph, c)`` beside Enron for the table of
     :mod:`.pufferfish_usefulness` (ε = 1 and 10, δ in all; ``None``: no such table)."""
     import opendp.prelude as dp

@@ -29,7 +29,7 @@ import numpy as np
 import opendp.prelude as dp
 
 from .. import graph_domain, pufferfish_distance, then_label_count_map, then_label_counts
-from ..measurements import calibrate_laplace_threshold, make_laplace_threshold
+from ..measurements.threshold import calibrate_laplace_threshold, make_laplace_threshold
 from ..pufferfish import EdgeLevelModel, MarkovQuiltModel, fit_all, make_pufferfish_approximate
 from ..transformations.labels import label_count_map, label_counts
 

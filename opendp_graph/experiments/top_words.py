@@ -56,8 +56,8 @@ import opendp.prelude as dp
 
 from .. import edge_distance, graph_domain, pufferfish_distance
 from ..datasets import load_enron
-from ..graph import Graph
-from ..measurements import calibrate_laplace_threshold, make_laplace_threshold
+from ..core.graph import Graph
+from ..measurements.threshold import calibrate_laplace_threshold, make_laplace_threshold
 from ..pufferfish import BinomialModel, GlobalModel
 from ..transformations.labels import label_count_map, label_counts, then_label_count_map, then_label_counts
 from ._command import ArgumentParser, output_folder, positive_float, positive_int, print_written, summary

@@ -29,7 +29,7 @@ secrets under the ERGM, with::
 bound").  A hard degree cap (the ERGM conditioned on ``max degree ≤ D``) does *not* help: when
 ``D < n − 1`` some ``g \\ {i,j}`` is possible while ``g ∪ {i,j}`` is not, so the two conditionals of
 Lemma 4.1 have different supports and ``α = ∞`` (Lemma 4.1 becomes vacuous; the actual loss of a
-Laplace release stays finite, see :func:`opendp_graph.audit.exact_epsilon`).  ``ergm_alpha``
+Laplace release stays finite, see :func:`opendp_graph.verify.exact_epsilon`).  ``ergm_alpha``
 reports this instead of a misleading finite number; the cap-restricted ``ζ`` is still returned
 for information.
 """
@@ -45,8 +45,8 @@ from typing import Any
 import numpy as np
 from scipy.special import comb
 
-from ..audit._exact import MAX_ENUMERATED_NODES, GraphDistribution
-from ..graph import Graph
+from ..verify._exact import MAX_ENUMERATED_NODES, GraphDistribution
+from ..core.graph import Graph
 
 __all__ = ["ERGM", "AlphaReport", "ergm_alpha", "change_statistics", "ergm_statistics"]
 

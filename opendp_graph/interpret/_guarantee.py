@@ -23,8 +23,8 @@ from typing import Any
 
 import opendp.prelude as dp
 
-from ..domains import GraphDomain
-from ..metrics import (
+from ..core.domains import GraphDomain
+from ..core.metrics import (
     DegreeSequenceDistance,
     EdgeDistance,
     EdgeLabelDistance,

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import binom
 
-from ..audit._exact import GraphDistribution, laplace_privacy_loss
+from ..verify._exact import GraphDistribution, laplace_privacy_loss
 
 __all__ = ["queens_distribution", "queens_count_distributions", "queens_alpha", "queens_exact_epsilon"]
 

@@ -10,7 +10,7 @@ chooses *what to protect* and then writes ordinary OpenDP Polars queries::
     keys = pl.DataFrame({"department": public_department_names})
     ctx.query().group_by("department").agg(dp.len(signed=False)).with_keys(keys).release().collect()
 
-* converters: :func:`graph_from_polars` (also ``Graph.from_polars``; ``nodes=``, the public list
+* converters: :func:`graph_from_polars` (``nodes=``, the public list
   of people, is required) and :func:`graph_to_polars`;
 * units: :func:`edge_unit`, :func:`edge_group_unit`, :func:`edge_content_unit`,
   :func:`person_unit`, :func:`pufferfish_unit` on an :func:`edge_label_table` (each a

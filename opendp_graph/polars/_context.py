@@ -8,7 +8,7 @@ from typing import Any
 import opendp.prelude as dp
 from opendp.mod import LazyFrameDomain
 
-from .._checks import positive_integer
+from ..core._checks import positive_integer
 from ._convert import _as_lazy
 from ._units import PrivacyUnit, _check_metric, pair_identifier
 

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._checks import not_a_graph
-from ..graph import Graph, _any_equal
+from ..core._checks import not_a_graph
+from ..core.graph import Graph, _any_equal
 
 __all__ = ["graph_from_polars", "graph_to_polars"]
 
@@ -205,20 +205,20 @@ def graph_from_polars(
     ...                     "recipient": ["bob", "ann", "cy", "ann"],
     ...                     "word": ["lunch", "re", "memo", None]})
     >>> staff = ["ann", "bob", "cy", "dee"]  # public: the people of the organisation
-    >>> g = dpg.Graph.from_polars(log, src="sender", dst="recipient", labels="word", nodes=staff)
+    >>> g = dpg.polars.graph_from_polars(log, src="sender", dst="recipient", labels="word", nodes=staff)
     >>> g, g.node_ids
     (Graph(num_nodes=4, num_edges=2, labeled=True), ('ann', 'bob', 'cy', 'dee'))
     >>> sorted(g.edge_labels(0, 1))
     ['lunch', 're']
-    >>> dpg.Graph.from_polars(log, src="sender", dst="recipient", directed="mutual", nodes=staff).num_edges
+    >>> dpg.polars.graph_from_polars(log, src="sender", dst="recipient", directed="mutual", nodes=staff).num_edges
     2
-    >>> dpg.Graph.from_polars(log, src="sender", dst="recipient", nodes="from data").node_ids  # disclosed
+    >>> dpg.polars.graph_from_polars(log, src="sender", dst="recipient", nodes="from data").node_ids  # disclosed
     ('ann', 'bob', 'cy')
-    >>> dpg.Graph.from_polars(log, src="sender", dst="recipient", nodes=["ann", "bob"])
+    >>> dpg.polars.graph_from_polars(log, src="sender", dst="recipient", nodes=["ann", "bob"])
     Traceback (most recent call last):
     ...
     ValueError: 2 row(s) name people who are not in nodes (the public list of people); add them to nodes, or remove those rows
-    >>> dpg.Graph.from_polars(pl.DataFrame({"s": [1, 2], "r": ["2", "3"]}), "s", "r", nodes="from data")
+    >>> dpg.polars.graph_from_polars(pl.DataFrame({"s": [1, 2], "r": ["2", "3"]}), "s", "r", nodes="from data")
     Traceback (most recent call last):
     ...
     TypeError: the src column 's' has dtype Int64 but the dst column 'r' has dtype String: a person needs one id type in both columns (as strings 1 and '1' would be one person, as values never the same); cast both columns to one dtype
@@ -399,7 +399,7 @@ def graph_to_polars(graph: Graph, *, src: str = "src", dst: str = "dst", labels:
     --------
     >>> import opendp_graph as dpg
     >>> g = dpg.Graph.from_edges([0, 1], [1, 2], labels=[["b", "a"], []], node_ids=["x", "y", "z"])
-    >>> g.to_polars().rows()
+    >>> dpg.polars.graph_to_polars(g).rows()
     [('x', 'y', ['a', 'b']), ('y', 'z', [])]
     """
     import polars as pl

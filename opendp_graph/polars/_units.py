@@ -85,7 +85,7 @@ from typing import Any
 import opendp.prelude as dp
 from opendp.mod import ChangeOneIdDistance, FrameDistance, SymmetricIdDistance
 
-from .._checks import positive_integer
+from ..core._checks import positive_integer
 from ._convert import _collect
 
 __all__ = [
@@ -760,8 +760,8 @@ def pufferfish_unit(
 def _covered_structure(model: Any, structure: Any) -> Any:
     """``structure`` without its labels, after checking that it is a Graph the model covers
     (public: the structure is public under a Pufferfish unit)."""
-    from .._checks import not_a_graph
-    from ..graph import Graph
+    from ..core._checks import not_a_graph
+    from ..core.graph import Graph
 
     if not isinstance(structure, Graph):
         raise TypeError(f"structure must be the public graph structure: {not_a_graph(structure)}")

@@ -44,7 +44,7 @@ import threading
 
 import numpy as np
 
-from .._engine import compiled
+from ..core._engine import compiled
 
 
 @compiled

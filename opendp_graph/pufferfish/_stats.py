@@ -78,9 +78,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._engine import use_compiled
-from .._progress import resolve_progress
-from ..graph import Graph
+from ..core._engine import use_compiled
+from ..core._progress import resolve_progress
+from ..core.graph import Graph
 from . import _compiled
 
 
@@ -150,7 +150,7 @@ def neighbourhood_stats(
 
     ``progress``: ``None`` (a progress line on an interactive terminal once the work has run for
     two seconds; silent in pipes and tests), ``True``, ``False`` or ``callable(stage, done,
-    total)`` (module :mod:`opendp_graph._progress`).
+    total)`` (module :mod:`opendp_graph.core._progress`).
     """
     report = resolve_progress(progress, label="neighbourhood statistics")
     canonical = labels is None

@@ -44,7 +44,7 @@ from fractions import Fraction
 from numbers import Integral, Real
 from typing import Any, Callable, NamedTuple
 
-from .._checks import float_at_most
+from ..core._checks import float_at_most
 from .wasserstein import QuantileGaps, _exact_masses, binomial_gap_range, quantile_gap_range
 
 __all__ = [

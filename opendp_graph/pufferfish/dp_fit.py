@@ -47,10 +47,10 @@ import numpy as np
 import opendp.prelude as dp
 import scipy.sparse as sp
 
-from .._checks import positive_integer, property_names
-from ..domains import graph_domain
-from ..graph import Graph
-from ..metrics import edge_label_distance, integer_d_in
+from ..core._checks import positive_integer, property_names
+from ..core.domains import graph_domain
+from ..core.graph import Graph
+from ..core.metrics import edge_label_distance, integer_d_in
 from ..transformations.labels import selected_labels
 from .models import BinomialModel, _not_a_graph
 

@@ -99,8 +99,8 @@ from typing import ClassVar
 
 import opendp.prelude as dp
 
-from ..graph import Graph
-from ..metrics import integer_d_in
+from ..core.graph import Graph
+from ..core.metrics import integer_d_in
 from ..transformations._core import stability_rule
 from ..transformations.labels import LabelContribution, monotonic_single_unit
 from .models import CorrelationModel, flip_bound

@@ -125,10 +125,10 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from .._checks import positive_integer, property_names
-from .._distributed import DistributedGraph
-from .._progress import check_progress, resolve_progress
-from ..graph import Graph
+from ..core._checks import positive_integer, property_names
+from ..core._distributed import DistributedGraph
+from ..core._progress import check_progress, resolve_progress
+from ..core.graph import Graph
 from ._stats import NeighbourhoodStats, neighbourhood_stats
 from .coupling import DeltaBounds, binomial_delta_bounds, check_delta, delta_bounds
 from .wasserstein import QuantileGaps, binomial_gap_range, quantile_gap_range
@@ -172,7 +172,7 @@ def _check_source(source: Any) -> tuple[str, bool]:
 
 def _not_a_graph(value: Any) -> str:
     try:  # the shared message (it suggests Graph.from_networkx / from_polars)
-        from .._checks import not_a_graph
+        from ..core._checks import not_a_graph
     except ImportError:  # pragma: no cover - older tree
         return f"expected an opendp_graph.Graph, got {type(value).__name__}"
     return not_a_graph(value)
@@ -756,7 +756,7 @@ class BinomialModel(CorrelationModel):
 
         {source}
 
-        ``progress`` (fit and, later, ``W``): see :mod:`opendp_graph._progress`.
+        ``progress`` (fit and, later, ``W``): see :mod:`opendp_graph.core._progress`.
         """
         g = _check_graph(graph)
         fitted_on, dependent = _check_source(source)
@@ -968,7 +968,7 @@ class GlobalModel(_EmpiricalModel):
 
         {source}
 
-        ``progress``: see :mod:`opendp_graph._progress`.
+        ``progress``: see :mod:`opendp_graph.core._progress`.
         """
         g = _check_graph(graph)
         fitted_on, dependent = _check_source(source)
@@ -1156,7 +1156,7 @@ class ConditionalModel(_EmpiricalModel):
         no DP guarantee for the choice of model — only without the warning. Any other value:
         ``ValueError``.
 
-        ``progress``: see :mod:`opendp_graph._progress`.
+        ``progress``: see :mod:`opendp_graph.core._progress`.
         """
         g = _check_graph(graph)
         base = _check_base(base)
@@ -1397,7 +1397,7 @@ def fit_all(graph: Graph, *, base: float = 10.0, source: str = "private", progre
     ``progress`` (the shared pass, and later the Binomial ``W``): ``None`` shows a progress line on
     an interactive terminal once a stage has run two seconds (silent in pipes and tests);
     ``True``/``False`` force it on/off; a callable receives ``(stage, done, total)``
-    (:mod:`opendp_graph._progress`).
+    (:mod:`opendp_graph.core._progress`).
     """
     g = _check_graph(graph)
     base = _check_base(base)

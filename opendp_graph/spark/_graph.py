@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from .._checks import check_label_names, property_names
-from .._distributed import DistributedGraph
-from ..graph import MAX_NUM_NODES, _check_num_nodes, _check_self_loops
+from ..core._checks import check_label_names, property_names
+from ..core._distributed import DistributedGraph
+from ..core.graph import MAX_NUM_NODES, _check_num_nodes, _check_self_loops
 from ._engine import functions, is_dataframe, pyspark_sql, small_frame
 
 __all__ = ["SparkGraph", "graph_from_spark"]
@@ -249,7 +249,7 @@ def graph_from_spark(
     :param src: name of the first endpoint's column (in both frames).
     :param dst: name of the second endpoint's column (in both frames).
     :param labels_df: optional, rows ``(src, dst, label)``: ``label`` is a string or an array of
-        strings (each element one label); as in ``Graph.from_polars``, a null (string, array or
+        strings (each element one label); as in ``dpg.polars.graph_from_polars``, a null (string, array or
         element) or an empty array adds no label. Every row must name a pair that is an edge of
         ``edges_df`` (a message log can be passed as both frames). A graph built with
         ``labels_df`` is *labeled* even if it has no rows.
@@ -378,7 +378,7 @@ def _canonical_labels(labels_df: Any, src: str, dst: str, label: str, num_nodes:
         check_label_names(["\x00"])  # the shared message for NUL characters
     if facts["invalid"]:
         check_label_names(["\ud800"])  # the shared message for text that is not valid Unicode
-    rows = rows.filter(F.col("label").isNotNull())  # a null adds no label, as in Graph.from_polars
+    rows = rows.filter(F.col("label").isNotNull())  # a null adds no label, as in dpg.polars.graph_from_polars
     if self_loops == "drop":
         rows = rows.filter(F.col("u") != F.col("v"))  # the labels of a dropped self-loop go with it
     n = max(num_nodes, 1)

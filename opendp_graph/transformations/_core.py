@@ -17,8 +17,8 @@ from typing import Any
 import opendp.prelude as dp
 from opendp.mod import _PartialConstructor
 
-from ..domains import GraphDomain, graph_domain_descriptor
-from ..metrics import NodeInsertionDistance, integer_d_in, metric_descriptor
+from ..core.domains import GraphDomain, graph_domain_descriptor
+from ..core.metrics import NodeInsertionDistance, integer_d_in, metric_descriptor
 
 __all__ = ["stability_rule", "resolve_stability", "make_graph_transformation", "then", "supported_metrics"]
 

@@ -14,10 +14,10 @@ from numbers import Integral
 import numpy as np
 import opendp.prelude as dp
 
-from .._distributed import DistributedGraph
-from ..domains import GraphDomain, graph_domain_descriptor
-from ..graph import Graph
-from ..metrics import (
+from ..core._distributed import DistributedGraph
+from ..core.domains import GraphDomain, graph_domain_descriptor
+from ..core.graph import Graph
+from ..core.metrics import (
     DegreeSequenceDistance,
     EdgeDistance,
     EdgeLabelDistance,

@@ -36,12 +36,12 @@ import numpy as np
 import opendp.prelude as dp
 import scipy.sparse as sp
 
-from .._checks import positive_integer, property_names
-from .._engine import compiled, use_compiled
-from .._distributed import DistributedGraph
-from ..domains import GraphDomain, graph_domain_descriptor
-from ..graph import Graph
-from ..metrics import (
+from ..core._checks import positive_integer, property_names
+from ..core._engine import compiled, use_compiled
+from ..core._distributed import DistributedGraph
+from ..core.domains import GraphDomain, graph_domain_descriptor
+from ..core.graph import Graph
+from ..core.metrics import (
     EdgeDistance,
     EdgeLabelDistance,
     GroupDistance,
@@ -210,7 +210,7 @@ def selected_label_counts(graph: Graph, max_labels_per_edge: int | None, vocabul
     """For each rank (of ``vocabulary`` if given, else ``graph.vocabulary``), the number of edges
     whose selection (:func:`selected_labels`) contains it, as int64.
 
-    With Numba (see :mod:`opendp_graph._engine`), one compiled loop over the edges' rows of the
+    With Numba (see :mod:`opendp_graph.core._engine`), one compiled loop over the edges' rows of the
     label matrix: nothing per labelled pair is allocated (the NumPy way, the ``bincount`` of
     :func:`selected_labels`' ranks, holds five arrays of one int64 per pair). Same counts."""
     if not graph.is_labeled:

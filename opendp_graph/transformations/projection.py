@@ -23,10 +23,10 @@ from fractions import Fraction
 import numpy as np
 import opendp.prelude as dp
 
-from .._checks import positive_integer
-from ..domains import graph_domain, graph_domain_descriptor
-from ..graph import Graph
-from ..metrics import (
+from ..core._checks import positive_integer
+from ..core.domains import graph_domain, graph_domain_descriptor
+from ..core.graph import Graph
+from ..core.metrics import (
     EdgeDistance,
     EdgeLabelDistance,
     GroupDistance,

@@ -6,9 +6,9 @@ import numpy as np
 import opendp.prelude as dp
 import scipy.sparse as sp
 
-from ..domains import GraphDomain
-from ..graph import Graph
-from ..metrics import EdgeDistance, EdgeLabelDistance, GroupDistance, NodeDistance, NodeInsertionDistance, integer_d_in
+from ..core.domains import GraphDomain
+from ..core.graph import Graph
+from ..core.metrics import EdgeDistance, EdgeLabelDistance, GroupDistance, NodeDistance, NodeInsertionDistance, integer_d_in
 from ._core import int_scalar_space, make_graph_transformation, stability_rule, then
 
 __all__ = ["make_triangle_count", "then_triangle_count", "triangle_count"]

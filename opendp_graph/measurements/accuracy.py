@@ -38,7 +38,7 @@ from typing import Any
 
 import opendp.prelude as dp
 
-from ._checks import OPENDP_INTEGER_TYPES
+from ..core._checks import OPENDP_INTEGER_TYPES
 
 __all__ = ["Accuracy", "accuracy", "summarize"]
 

@@ -67,7 +67,7 @@ def positive_integer(name: str, value: Any) -> int:
 # ``networkx.classes.graph.Graph``) for these packages, which re-export them at the top level.
 _CONVERTERS = {
     "networkx": ("dpg.Graph.from_networkx(g)", ("Graph", "DiGraph", "MultiGraph", "MultiDiGraph")),
-    "polars": ("dpg.Graph.from_polars(frame, src=..., dst=..., nodes=public_people)", ("DataFrame", "LazyFrame")),
+    "polars": ("dpg.polars.graph_from_polars(frame, src=..., dst=..., nodes=public_people)", ("DataFrame", "LazyFrame")),
 }
 
 

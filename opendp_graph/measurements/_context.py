@@ -14,7 +14,7 @@ def register_with_context() -> None:
         return
     import opendp.prelude as dp
 
-    from . import transformations as t
+    from .. import transformations as t
 
     for make in (
         t.make_edge_count,
@@ -41,7 +41,7 @@ def context(
     """``dp.Context.compositor`` on a :class:`~opendp_graph.Graph`, with the graph domain filled in.
 
     OpenDP infers a domain only for its own data types: ``dp.Context.compositor(data=graph, ...)``
-    without ``domain=`` fails with ``UnknownTypeException: <class 'opendp_graph.graph.Graph'>``.
+    without ``domain=`` fails with ``UnknownTypeException: <class 'opendp_graph.core.graph.Graph'>``.
     This does what OpenDP does for a table, from the graph's public *type* only: without
     ``domain=`` it uses ``dpg.graph_domain(labeled=graph.is_labeled)``, which promises nothing
     about the data (no node count, no degree bound); pass ``domain=dpg.graph_domain(...)`` for a
@@ -68,9 +68,9 @@ def context(
     """
     import opendp.prelude as dp
 
-    from ._checks import not_a_graph
-    from .domains import graph_domain, graph_domain_descriptor
-    from .graph import Graph
+    from ..core._checks import not_a_graph
+    from ..core.domains import graph_domain, graph_domain_descriptor
+    from ..core.graph import Graph
 
     dp.assert_features("contrib", "honest-but-curious")
     if not isinstance(data, Graph):

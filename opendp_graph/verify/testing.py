@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .graph import Graph
+from ..core.graph import Graph
 
 __all__ = [
     "all_graphs",

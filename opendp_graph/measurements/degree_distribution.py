@@ -35,11 +35,11 @@ import numpy as np
 import opendp.prelude as dp
 from scipy.optimize import isotonic_regression, lsq_linear
 
-from ._checks import integer_at_least, positive_integer
-from .domains import graph_domain_descriptor
-from .metrics import metric_descriptor
-from .transformations.degrees import then_cumulative_degree_histogram, then_degree_tail_counts
-from .transformations.projection import make_degree_projection
+from ..core._checks import integer_at_least, positive_integer
+from ..core.domains import graph_domain_descriptor
+from ..core.metrics import metric_descriptor
+from ..transformations.degrees import then_cumulative_degree_histogram, then_degree_tail_counts
+from ..transformations.projection import make_degree_projection
 
 __all__ = [
     "histogram_from_cumulative",

@@ -160,7 +160,7 @@ def _canonical_edges(u: np.ndarray, v: np.ndarray, num_nodes: int) -> tuple[np.n
     ``(src, dst, inverse)`` with ``src < dst`` sorted by ``(src, dst)`` without repeats (int64)
     and input edge ``i`` at position ``inverse[i]``.
 
-    With Numba (:mod:`opendp_graph._engine`), a counting sort of the edges by their smaller
+    With Numba (:mod:`opendp_graph.core._engine`), a counting sort of the edges by their smaller
     endpoint, then a sort of each node's larger endpoints: 32-bit work arrays where they fit,
     about 12 bytes per input edge and 16 per node beside the inputs and the result. Otherwise
     (and when isolated nodes outnumber the edges) the NumPy sort of the keys ``min·n + max``:
@@ -260,7 +260,7 @@ def _label_rows(coo: sp.coo_array, inverse: np.ndarray, rank: np.ndarray, num_ed
     duplicates) of the labels ``coo`` of the input edges: input edge ``i`` is canonical edge
     ``inverse[i]``, input column ``j`` is column ``rank[j]``; explicit zeros dropped.
 
-    With Numba (:mod:`opendp_graph._engine`), a counting sort of the labels by canonical edge
+    With Numba (:mod:`opendp_graph.core._engine`), a counting sort of the labels by canonical edge
     and a sort of each row, compiled: one int32 per label and per edge (where they fit) beside the
     input. Otherwise SciPy's COO → CSR conversion (about four int64 per label)."""
     kernel = _label_rows_kernel() if use_compiled() else None
@@ -412,7 +412,7 @@ class Graph:
         # domain check and break every stability map. So there is no public way around them.
         raise TypeError(
             "Graph(...) is not a public constructor: build a graph with Graph.from_edges, Graph.from_arrays, "
-            "Graph.from_networkx or Graph.from_polars"
+            "Graph.from_networkx or dpg.polars.graph_from_polars"
         )
 
     @classmethod
@@ -736,23 +736,6 @@ class Graph:
         del sizes
         coo = sp.coo_array((np.ones(rows.size, dtype=bool), (rows, np.frombuffer(cols, dtype=np.int32))), shape=(edges, len(words)))
         return _label_rows(coo, edge_of, rank, num_edges), tuple(words[i] for i in order.tolist())
-
-    @classmethod
-    def from_polars(cls, frame: Any, src: str = "src", dst: str = "dst", labels: str | None = None, **options: Any) -> "Graph":
-        """Build a graph from a Polars ``DataFrame``/``LazyFrame`` of messages; see
-        :func:`opendp_graph.polars.graph_from_polars` for the options. ``nodes=`` (the public list
-        of people) is required: the node set is public under every metric of this package, and a
-        node set read from the table would change with the data. ``nodes="from data"`` derives it
-        from the table, unprotected."""
-        from .polars import graph_from_polars
-
-        return graph_from_polars(frame, src=src, dst=dst, labels=labels, **options)
-
-    def to_polars(self, **options: Any) -> Any:
-        """The edges as a Polars ``DataFrame``; see :func:`opendp_graph.polars.graph_to_polars`."""
-        from .polars import graph_to_polars
-
-        return graph_to_polars(self, **options)
 
     # ------------------------------------------------------------------ accessors
     @property

@@ -32,7 +32,7 @@ import numpy as np
 import opendp.prelude as dp
 from scipy.special import logsumexp
 
-from ..graph import Graph
+from ..core.graph import Graph
 
 __all__ = ["GraphDistribution", "laplace_privacy_loss", "exact_epsilon", "ExactEpsilon"]
 

@@ -17,10 +17,10 @@ from numbers import Integral
 
 import opendp.prelude as dp
 
-from ._checks import positive_integer
-from .measurements import then_laplace_threshold
-from .metrics import metric_descriptor
-from .transformations.labels import then_label_count_map, then_label_counts
+from ..core._checks import positive_integer
+from .threshold import then_laplace_threshold
+from ..core.metrics import metric_descriptor
+from ..transformations.labels import then_label_count_map, then_label_counts
 
 __all__ = ["make_candidate_top_k"]
 

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import beta as _beta
 
-from .._checks import integer_at_least
+from ..core._checks import integer_at_least
 
 __all__ = ["EmpiricalEpsilon", "empirical_epsilon", "clopper_pearson"]
 

@@ -1,0 +1,20 @@
+"""The bottom layer: the :class:`Graph` container and its builders, the graph domain, the
+neighbour metrics, and the shared checks and compiled kernels. Nothing here imports another layer
+of the package (see ``docs/architecture.md``).
+
+* :mod:`.graph`: :class:`Graph`, an immutable simple undirected graph with optional public node
+  ids and edge labels;
+* :mod:`.domains`: :func:`graph_domain` and its descriptor :class:`GraphDomain`;
+* :mod:`.metrics`: the neighbour notions as OpenDP metrics (edge, node, group, edge-label,
+  node-insertion, degree-sequence distances) and :class:`MetricDescriptor`, the capabilities a
+  stability rule may ask of a metric.
+
+The names are lifted to ``dpg.<name>``.
+"""
+
+from .domains import GraphDomain, graph_domain, graph_domain_descriptor
+from .graph import MAX_NUM_NODES, Graph
+from . import metrics
+from .metrics import *  # noqa: F401,F403  (the metrics module's __all__)
+
+__all__ = ["Graph", "MAX_NUM_NODES", "GraphDomain", "graph_domain", "graph_domain_descriptor", *metrics.__all__]

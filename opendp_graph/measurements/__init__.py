@@ -1,0 +1,46 @@
+"""Measurements: releases of the stable queries with OpenDP's noise, and what to expect of them.
+
+* :mod:`.threshold`: :func:`make_laplace_threshold`, OpenDP's thresholded Laplace with a
+  correct δ, and :func:`calibrate_laplace_threshold`;
+* :mod:`.top_k`: :func:`make_candidate_top_k`, the most frequent properties among public
+  candidates;
+* :mod:`.degree_distribution`: the node-level degree distribution with its projection bound
+  chosen under DP (:func:`make_private_degree_distribution`) and its post-processing;
+* :mod:`.accuracy`: the noise of a release as a half-width (:class:`Accuracy`,
+  :func:`summarize`; the function is ``dpg.accuracy``, lifted from that module);
+* ``._context``: the graph queries in OpenDP's Context API (``dpg.context``).
+
+All noise comes from OpenDP measurements. The names are lifted to ``dpg.<name>``; the module
+:mod:`.accuracy` keeps its name here (its function ``accuracy`` is ``dpg.accuracy``, so no name of
+this package stands for both a module and a function).
+"""
+
+from ._context import context, register_with_context
+from .accuracy import Accuracy, summarize
+from .degree_distribution import (
+    DegreeDistributionRelease,
+    degree_distribution_noise,
+    fit_degree_histogram,
+    histogram_from_cumulative,
+    make_histogram_from_cumulative,
+    make_private_degree_distribution,
+)
+from .threshold import calibrate_laplace_threshold, make_laplace_threshold, then_laplace_threshold
+from .top_k import make_candidate_top_k
+
+__all__ = [
+    "Accuracy",
+    "summarize",
+    "context",
+    "register_with_context",
+    "DegreeDistributionRelease",
+    "degree_distribution_noise",
+    "fit_degree_histogram",
+    "histogram_from_cumulative",
+    "make_histogram_from_cumulative",
+    "make_private_degree_distribution",
+    "calibrate_laplace_threshold",
+    "make_laplace_threshold",
+    "then_laplace_threshold",
+    "make_candidate_top_k",
+]

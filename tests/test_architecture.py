@@ -1,0 +1,174 @@
+"""The package's layering, read from its source: no import cycle among its modules (imports inside
+functions included), no import from a lower layer to a higher one, and ``import opendp_graph``
+loads neither the reproductions nor the optional adapters (docs/architecture.md draws the layers).
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "opendp_graph"
+
+# Bottom to top; a module belongs to the layer of its longest matching prefix. A module may import
+# its own layer and the layers below, never one above.
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("core", ("opendp_graph.core",)),
+    ("transformations", ("opendp_graph.transformations",)),
+    ("measurements", ("opendp_graph.measurements",)),
+    ("privacy notions", ("opendp_graph.blowfish", "opendp_graph.pufferfish")),
+    ("interpretation and verification", ("opendp_graph.interpret", "opendp_graph.verify")),
+    ("adapters", ("opendp_graph.polars", "opendp_graph.spark", "opendp_graph.datasets")),
+    ("namespace and commands", ("opendp_graph", "opendp_graph.cli", "opendp_graph.experiments", "opendp_graph.conftest")),
+]
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _is_package(module: str) -> bool:
+    return MODULES[module].name == "__init__.py"
+
+
+def _imports(module: str) -> set[str]:
+    """Every module of the package that ``module`` imports, at any depth of its code (functions
+    included), resolved to the module itself (``from . import x`` with ``x`` a module is ``x``)."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    found: set[str] = set()
+
+    def add(target: str) -> None:
+        while target not in MODULES and "." in target:  # a name inside a module: the module
+            target = target.rsplit(".", 1)[0]
+        if target in MODULES and target != module:
+            found.add(target)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                add(alias.name)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".") if _is_package(module) else module.split(".")[:-1]
+                base = base[: len(base) - node.level + 1]
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module or ""
+            for alias in node.names:
+                if f"{source}.{alias.name}" in MODULES:
+                    add(f"{source}.{alias.name}")
+                else:
+                    add(source)
+        elif (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", getattr(node.func, "id", None)) == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            name = node.args[0].value
+            if name.startswith("."):  # import_module(".spark", __name__) in a package
+                name = module + name if _is_package(module) else module.rsplit(".", 1)[0] + name
+            add(name)
+    return {m for m in found if m.startswith("opendp_graph")}
+
+
+GRAPH = {module: _imports(module) for module in MODULES}
+
+
+def _layer(module: str) -> int:
+    best, best_length = None, -1
+    for rank, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best_length:
+                best, best_length = rank, len(prefix)
+    assert best is not None, f"{module} is in no layer: add it to LAYERS and docs/architecture.md"
+    return best
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                components.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return components
+
+
+def test_the_import_reader_sees_imports_inside_functions_and_cycles():
+    # the reader itself, on known code: a lazy import inside a function is an edge, and a cycle is found
+    assert "opendp_graph.transformations" in GRAPH["opendp_graph.measurements._context"]
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycle_among_the_packages_modules():
+    assert _cycles(GRAPH) == [], "import cycles (each a set of modules that import each other)"
+
+
+def test_no_module_imports_a_higher_layer():
+    upward = [
+        f"{module} ({LAYERS[_layer(module)][0]}) imports {target} ({LAYERS[_layer(target)][0]})"
+        for module, targets in sorted(GRAPH.items())
+        for target in sorted(targets)
+        if _layer(target) > _layer(module)
+    ]
+    assert upward == []
+
+
+def test_import_loads_neither_the_reproductions_nor_the_optional_adapters():
+    code = (
+        "import sys, opendp_graph\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('opendp_graph.experiments', 'opendp_graph.spark', "
+        "'opendp_graph.cli', 'pyspark', 'matplotlib'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+@pytest.mark.parametrize("name", ["spark", "experiments"])
+def test_lazy_subpackages_load_on_first_use(name):
+    code = f"import opendp_graph as dpg; m = dpg.{name}; print(m.__name__)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if result.returncode and "pyspark" in result.stderr:
+        pytest.skip("pyspark is not installed")
+    assert result.stdout.strip() == f"opendp_graph.{name}", result.stderr
