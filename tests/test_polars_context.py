@@ -520,52 +520,88 @@ def test_identifier_units_and_pufferfish_units_under_check_privacy_unit():
     dpg.polars.check_privacy_unit(puff.privacy_unit, puff, frame=PUFFERFISH_GOOD)
 
 
+# Finding 4: hand-built units whose fields did not match (a person with no declared bound and
+# 1 row per person used to release with d_in = 1 for a person in 5 rows). Each row: the fields
+# the validator refused, the unit of that kind, and the derived field with the value the
+# validator demanded. A unit is now one class per kind whose metric and d_in are derived from
+# its arguments, so none of these can be built.
+_PAIR = dpg.polars.pair_identifier("sender", "recipient")
 INCONSISTENT = {
-    # the auditor's unit: a person with no declared bound, 1 row per person
-    "person-no-bound": (dict(unit="person", metric=dp.symmetric_distance(), per_unit=1, measured_in="rows"), "needs a declared bound"),
-    "person-rewired-d": (dict(unit="person", metric=dp.symmetric_distance(), per_unit=3, measured_in="rows", max_messages=3, bound_on="person", neighbouring="replace"), r"per_unit=3, .* must be 6"),
-    "person-pair-bound": (dict(unit="person", metric=dp.symmetric_distance(), per_unit=3, measured_in="rows", max_messages=3, bound_on="pair"), r"bound_on='pair'"),
-    "person-identifier": (dict(unit="person", metric=dp.symmetric_id_distance(pl.col("sender")), per_unit=1, measured_in="rows", max_messages=1, bound_on="person"), "metric="),
-    "edge-under-m": (dict(unit="edge", metric=dp.symmetric_distance(), per_unit=1, measured_in="rows", max_messages=3, bound_on="pair"), r"per_unit=1, .* must be 3"),
-    "edge-sender-id": (dict(unit="edge", metric=dp.symmetric_id_distance(pl.col("sender")), per_unit=1, measured_in="identifiers"), "metric="),
-    "edge-rows-no-bound": (dict(unit="edge", metric=dp.symmetric_distance(), per_unit=1, measured_in="rows"), "metric="),
-    "content-add-remove": (dict(unit="edge content", metric=dp.symmetric_id_distance(dpg.polars.pair_identifier("sender", "recipient")), per_unit=1, measured_in="identifiers"), "metric="),
-    "group-one-id": (dict(unit="group of 3 edges", metric=dp.symmetric_id_distance(dpg.polars.pair_identifier("sender", "recipient")), per_unit=1, measured_in="identifiers", extra={"k": 3}), r"per_unit=1, .* must be 3"),
-    "unknown": (dict(unit="department", metric=dp.symmetric_distance(), per_unit=1, measured_in="rows"), "unknown unit 'department'"),
+    "person-rewired-d": (dict(unit="person", metric=dp.symmetric_distance(), per_unit=3, measured_in="rows", max_messages=3, bound_on="person", neighbouring="replace"), dpg.polars.PersonUnit("sender", "recipient", max_messages=3, neighbouring="replace"), ("per_unit", 6)),
+    "person-pair-bound": (dict(unit="person", metric=dp.symmetric_distance(), per_unit=3, measured_in="rows", max_messages=3, bound_on="pair"), dpg.polars.PersonUnit("sender", "recipient", max_messages=3), ("bound_on", "person")),
+    "person-identifier": (dict(unit="person", metric=dp.symmetric_id_distance(pl.col("sender")), per_unit=1, measured_in="rows", max_messages=1, bound_on="person"), dpg.polars.PersonUnit("sender", "recipient", max_messages=1), ("metric", dp.symmetric_distance())),
+    "edge-under-m": (dict(unit="edge", metric=dp.symmetric_distance(), per_unit=1, measured_in="rows", max_messages=3, bound_on="pair"), dpg.polars.EdgeUnit("sender", "recipient", max_messages=3), ("per_unit", 3)),
+    "edge-sender-id": (dict(unit="edge", metric=dp.symmetric_id_distance(pl.col("sender")), per_unit=1, measured_in="identifiers"), dpg.polars.EdgeUnit("sender", "recipient"), ("metric", dp.symmetric_id_distance(_PAIR))),
+    "edge-rows-no-bound": (dict(unit="edge", metric=dp.symmetric_distance(), per_unit=1, measured_in="rows"), dpg.polars.EdgeUnit("sender", "recipient"), ("metric", dp.symmetric_id_distance(_PAIR))),
+    "content-add-remove": (dict(unit="edge content", metric=dp.symmetric_id_distance(_PAIR), per_unit=1, measured_in="identifiers"), dpg.polars.EdgeContentUnit("sender", "recipient"), ("metric", dp.change_one_id_distance(_PAIR))),
+    "group-one-id": (dict(unit="group of 3 edges", metric=dp.symmetric_id_distance(_PAIR), per_unit=1, measured_in="identifiers", extra={"k": 3}), dpg.polars.EdgeGroupUnit(3, "sender", "recipient"), ("per_unit", 3)),
 }
 
 
-@pytest.mark.parametrize("fields, message", INCONSISTENT.values(), ids=INCONSISTENT.keys())
-def test_hand_built_units_must_be_consistent(fields, message):
-    """Finding 4: PrivacyUnit(unit="person", ..., per_unit=1, measured_in="rows") with no bound
-    used to be accepted by compositor and release with d_in = 1 for a person in 5 rows."""
-    keys = DEPTS if fields["measured_in"] == "identifiers" else None  # OpenDP's truncation drops the invariant
-    with pytest.raises(ValueError, match=message):
-        unit = dpg.polars.PrivacyUnit(src="sender", dst="recipient", **fields)
-        _release_by(LOG, unit, "dept", margins=[dp.polars.Margin(by=["dept"], invariant="keys")], keys=keys)
+@pytest.mark.parametrize("fields, unit, derived", INCONSISTENT.values(), ids=INCONSISTENT.keys())
+def test_inconsistent_units_cannot_be_built(fields, unit, derived):
+    import dataclasses
+
+    with pytest.raises(TypeError, match="PrivacyUnit is abstract"):
+        dpg.polars.PrivacyUnit(src="sender", dst="recipient", **fields)
+    # the kind's own class takes no derived field either, not even through dataclasses.replace
+    own = {f.name for f in dataclasses.fields(unit)}
+    with pytest.raises(TypeError, match="unexpected keyword argument"):
+        dataclasses.replace(unit, **{name: value for name, value in fields.items() if name not in own})
+    # it derives the value the validator demanded, not the one the hand-built unit claimed
+    name, value = derived
+    assert getattr(unit, name) == value and getattr(unit, name) != fields[name]
+    assert unit == dataclasses.replace(unit) and unit.privacy_unit == (unit.metric, unit.per_unit)
+
+
+def test_a_person_unit_needs_a_declared_bound():
+    """The auditor's unit of finding 4, a person with no declared bound (a message row involves
+    two people, so no OpenDP identifier covers a person): it cannot be built."""
+    with pytest.raises(TypeError, match="max_messages"):
+        dpg.polars.PersonUnit("sender", "recipient")
+    with pytest.raises(TypeError, match="max_messages must be a positive integer, got None"):
+        dpg.polars.PersonUnit("sender", "recipient", max_messages=None)
+
+
+def test_the_kinds_of_unit_are_closed():
+    """A unit of an unknown kind ("department") used to be refused by the validator; a new kind
+    (a subclass outside opendp_graph.polars._units) is refused when it is defined."""
+    with pytest.raises(TypeError, match="PrivacyUnit is abstract"):
+        dpg.polars.PrivacyUnit(unit="department", src="sender", dst="recipient", metric=dp.symmetric_distance(), per_unit=1, measured_in="rows")
+    for base in (dpg.polars.PrivacyUnit, dpg.polars.PersonUnit):
+        with pytest.raises(TypeError, match="kinds of PrivacyUnit are closed"):
+            type("DepartmentUnit", (base,), {"unit": property(lambda self: "department")})
 
 
 def test_hand_built_units_cannot_be_made_inconsistent_later():
     import dataclasses
 
     person = person_unit("sender", "recipient", max_messages=3)
-    with pytest.raises(ValueError, match=r"per_unit=1, .* must be 6"):
+    with pytest.raises(TypeError, match="unexpected keyword argument 'per_unit'"):
         dataclasses.replace(person, per_unit=1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        person.per_unit = 1
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        person.max_messages = 1
     with pytest.raises(TypeError):
         person.extra["k"] = 1  # read-only
     puff = dpg.polars.pufferfish_unit(dpg.pufferfish.MarkovQuiltModel(5), structure=PUFFERFISH_STRUCTURE)
-    with pytest.raises(ValueError, match=r"per_unit=1, .* must be 5"):
+    assert puff.per_unit == 5
+    with pytest.raises(TypeError, match="unexpected keyword argument 'per_unit'"):
         dataclasses.replace(puff, per_unit=1)
-    with pytest.raises(ValueError, match="label column other than the endpoints"):
-        dataclasses.replace(puff, extra={**puff.extra, "label": "src"})
-    # a consistent hand-built unit is the constructor's unit: accepted, and its bound is checked
-    same = dpg.polars.PrivacyUnit(
-        unit="person", src="sender", dst="recipient", metric=dp.symmetric_distance(), per_unit=6, measured_in="rows",
-        max_messages=3, bound_on="person", neighbouring="replace",
-    )
-    assert same.privacy_unit == person.privacy_unit
+    with pytest.raises(ValueError, match="the label column 'src' is also an endpoint column"):
+        dataclasses.replace(puff, label="src")
+    # fields changed behind the frozen unit's back: the checked routes run the constructor's checks again
+    tampered = person_unit("sender", "recipient", max_messages=3)
+    object.__setattr__(tampered, "max_messages", 0)
+    with pytest.raises(ValueError, match="max_messages must be a positive integer"):
+        _release_by(LOG, tampered, "dept", margins=[dp.polars.Margin(by=["dept"], invariant="keys")])
+    # a hand-built unit is the constructor's unit: equal, accepted, and its bound is checked
+    same = dpg.polars.PersonUnit("sender", "recipient", max_messages=3, neighbouring="replace")
+    assert same == person and same.privacy_unit == person.privacy_unit
     assert _release_by(LOG, same, "dept", margins=[dp.polars.Margin(by=["dept"], invariant="keys")]).height == 2
-    tight = dataclasses.replace(same, max_messages=1, per_unit=2)
+    tight = dataclasses.replace(same, max_messages=1)
+    assert tight.per_unit == 2
     with pytest.raises(ValueError, match="max_messages=1 per person"):
         _release_by(LOG, tight, "dept", margins=[dp.polars.Margin(by=["dept"], invariant="keys")])
 

@@ -11,6 +11,7 @@ from opendp.mod import SymmetricIdDistance
 import pytest
 
 import opendp_graph as dpg
+from opendp_graph.polars import EdgeContentUnit, EdgeGroupUnit, EdgeUnit, PersonUnit, PrivacyUnit, PufferfishUnit
 from opendp_graph.polars import (
     check_privacy_unit,
     edge_content_unit,
@@ -395,3 +396,90 @@ def test_units_refuse_one_column_for_both_endpoints():
     for make in (edge_unit, edge_content_unit, lambda s, r: person_unit(s, r, max_messages=1), lambda s, r: edge_group_unit(2, s, r)):
         with pytest.raises(ValueError, match="same column 's'"):
             make("s", "s")
+
+
+# ------------------------------------------------------------------ one class per kind of unit
+PAIR = pair_identifier("s", "r")
+# unit, its class, name, metric, d_in, measured in, bound on, neighbouring, its constructor's unit
+KINDS = {
+    "edge-id": (EdgeUnit("s", "r"), EdgeUnit, "edge", dp.symmetric_id_distance(PAIR), 1, "identifiers", None, "add_remove", edge_unit("s", "r")),
+    "edge-rows": (EdgeUnit("s", "r", max_messages=5), EdgeUnit, "edge", dp.symmetric_distance(), 5, "rows", "pair", "add_remove", edge_unit("s", "r", max_messages=5)),
+    "group-id": (EdgeGroupUnit(3, "s", "r"), EdgeGroupUnit, "group of 3 edges", dp.symmetric_id_distance(PAIR), 3, "identifiers", None, "add_remove", edge_group_unit(3, "s", "r")),
+    "group-rows": (EdgeGroupUnit(3, "s", "r", max_messages=2), EdgeGroupUnit, "group of 3 edges", dp.symmetric_distance(), 6, "rows", "pair", "add_remove", edge_group_unit(3, "s", "r", max_messages=2)),
+    "content-id": (EdgeContentUnit("s", "r"), EdgeContentUnit, "edge content", dp.change_one_id_distance(PAIR), 1, "identifiers", None, "replace", edge_content_unit("s", "r")),
+    "content-rows": (EdgeContentUnit("s", "r", max_messages=4), EdgeContentUnit, "edge content", dp.symmetric_distance(), 8, "rows", "pair", "replace", edge_content_unit("s", "r", max_messages=4)),
+    "person": (PersonUnit("s", "r", max_messages=4), PersonUnit, "person", dp.symmetric_distance(), 8, "rows", "person", "replace", person_unit("s", "r", max_messages=4)),
+    "person-add-remove": (PersonUnit("s", "r", max_messages=4, neighbouring="add_remove"), PersonUnit, "person", dp.symmetric_distance(), 4, "rows", "person", "add_remove", person_unit("s", "r", max_messages=4, neighbouring="add_remove")),
+}
+
+
+@pytest.mark.parametrize("unit, cls, name, metric, per_unit, measured_in, bound_on, neighbouring, made", KINDS.values(), ids=KINDS.keys())
+def test_each_kind_derives_its_metric_and_d_in(unit, cls, name, metric, per_unit, measured_in, bound_on, neighbouring, made):
+    """A person with max_messages=D is SymmetricDistance, 2·D rows (D for add_remove); an edge is
+    one pair identifier or M rows; a group of k edges k identifiers or k·M rows; an edge's content
+    one changed identifier or 2·M rows. The constructor functions return these very classes."""
+    assert type(unit) is cls and type(made) is cls and isinstance(unit, PrivacyUnit)
+    assert unit == made and hash(unit) == hash(made)
+    assert (unit.unit, unit.metric, unit.per_unit) == (name, metric, per_unit)
+    assert (unit.measured_in, unit.bound_on, unit.neighbouring) == (measured_in, bound_on, neighbouring)
+    assert unit.privacy_unit == (metric, per_unit)
+    assert unit.d_in(3) == 3 * per_unit
+    assert unit.guarantee == made.guarantee and repr(unit) == repr(made)
+
+
+def test_the_person_unit_follows_its_bound():
+    for d in (1, 2, 7):
+        assert PersonUnit(max_messages=d).privacy_unit == (dp.symmetric_distance(), 2 * d)
+        assert PersonUnit(max_messages=d, neighbouring="add_remove").privacy_unit == (dp.symmetric_distance(), d)
+        assert EdgeGroupUnit(2, max_messages=d).per_unit == EdgeUnit(max_messages=d).d_in(2) == 2 * d
+
+
+def test_the_pufferfish_unit_derives_its_d_in_from_the_model():
+    structure = dpg.Graph.from_edges([0, 1], [1, 2], labels=[["gas"], []])
+    for model in (dpg.pufferfish.EdgeLevelModel(), dpg.pufferfish.MarkovQuiltModel(5)):
+        unit = PufferfishUnit(model, structure=structure)
+        assert unit == dpg.polars.pufferfish_unit(model, structure=structure)
+        assert unit.privacy_unit == (dp.symmetric_distance(), int(model.flip_bound))
+        assert (unit.unit, unit.max_messages, unit.bound_on, unit.neighbouring) == ("secret edge label", 1, "edge label", "replace")
+        assert not unit.structure.is_labeled and unit.label == "label" and unit.extra["model"] is model
+
+
+@pytest.mark.parametrize("unit", [entry[0] for entry in KINDS.values()], ids=KINDS.keys())
+def test_units_are_immutable(unit):
+    import dataclasses
+
+    for name in ("src", "max_messages", "metric", "per_unit", "bound_on"):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(unit, name, 1)
+    for derived in ("per_unit", "metric", "measured_in", "bound_on"):
+        with pytest.raises(TypeError, match=f"unexpected keyword argument '{derived}'"):
+            dataclasses.replace(unit, **{derived: 1})
+    with pytest.raises(TypeError):
+        unit.extra["k"] = 1
+    moved = dataclasses.replace(unit, src="a", dst="b")  # a new unit, derived again
+    assert (moved.src, moved.per_unit, unit.src) == ("a", unit.per_unit, "s")
+
+
+def test_classes_check_their_arguments_as_the_constructors_do():
+    """Calling a class is building a unit by hand: the same checks, the same messages."""
+    g = dpg.Graph.from_edges([0, 1], [1, 2])
+    model = dpg.pufferfish.EdgeLevelModel()
+    cases = [
+        (lambda: EdgeUnit(1, "r"), lambda: edge_unit(1, "r")),
+        (lambda: EdgeUnit("s", "s"), lambda: edge_unit("s", "s")),
+        (lambda: EdgeUnit("s", "r", max_messages=0), lambda: edge_unit("s", "r", max_messages=0)),
+        (lambda: EdgeContentUnit("s", "r", max_messages=2.5), lambda: edge_content_unit("s", "r", max_messages=2.5)),
+        (lambda: EdgeGroupUnit(0, "s", "s"), lambda: edge_group_unit(0, "s", "s")),
+        (lambda: EdgeGroupUnit(2, "s", "s"), lambda: edge_group_unit(2, "s", "s")),
+        (lambda: PersonUnit("s", "r", max_messages=True), lambda: person_unit("s", "r", max_messages=True)),
+        (lambda: PersonUnit("s", "r", max_messages=2, neighbouring="bounded"), lambda: person_unit("s", "r", max_messages=2, neighbouring="bounded")),
+        (lambda: PufferfishUnit("model", structure=g), lambda: dpg.polars.pufferfish_unit("model", structure=g)),
+        (lambda: PufferfishUnit(model, structure=g, label="src"), lambda: dpg.polars.pufferfish_unit(model, structure=g, label="src")),
+        (lambda: PufferfishUnit(model, structure="g"), lambda: dpg.polars.pufferfish_unit(model, structure="g")),
+    ]
+    for by_class, by_function in cases:
+        with pytest.raises((TypeError, ValueError)) as from_class:
+            by_class()
+        with pytest.raises((TypeError, ValueError)) as from_function:
+            by_function()
+        assert (type(from_class.value), str(from_class.value)) == (type(from_function.value), str(from_function.value))

@@ -13,8 +13,10 @@ chooses *what to protect* and then writes ordinary OpenDP Polars queries::
 * converters: :func:`graph_from_polars` (``nodes=``, the public list
   of people, is required) and :func:`graph_to_polars`;
 * units: :func:`edge_unit`, :func:`edge_group_unit`, :func:`edge_content_unit`,
-  :func:`person_unit`, :func:`pufferfish_unit` on an :func:`edge_label_table` (each a
-  :class:`PrivacyUnit` with the OpenDP ``(metric, d_in)``);
+  :func:`person_unit`, :func:`pufferfish_unit` on an :func:`edge_label_table`, each returning
+  one kind of :class:`PrivacyUnit` (:class:`EdgeUnit`, :class:`EdgeGroupUnit`,
+  :class:`EdgeContentUnit`, :class:`PersonUnit`, :class:`PufferfishUnit`), a frozen value whose
+  OpenDP ``(metric, d_in)`` is derived from its fields;
 * checks: :func:`check_privacy_unit` (does a hand-written ``dp.unit_of`` protect the unit?
   ``frame=`` is required for a unit with a declared bound), :func:`rows_per_person`,
   :func:`rows_per_pair`;
@@ -29,23 +31,33 @@ It also refuses margins that one unit can break (``invariant="lengths"``, and
 through :func:`compositor`: ``unit.privacy_unit`` given to ``dp.Context.compositor`` directly
 checks nothing (see :attr:`PrivacyUnit.privacy_unit`).
 
-Nothing is lifted to the top level (``__all__`` is empty): use ``dpg.polars.<name>``.
+Nothing is lifted to the top level: use ``dpg.polars.<name>``.
 """
 
 from ._context import UnitContext, compositor, loss_for
 from ._convert import graph_from_polars, graph_to_polars
+from ._table_checks import pair_identifier, rows_per_pair, rows_per_person
 from ._units import (
+    EdgeContentUnit,
+    EdgeGroupUnit,
+    EdgeUnit,
+    PersonUnit,
     PrivacyUnit,
+    PufferfishUnit,
     check_privacy_unit,
     edge_content_unit,
     edge_label_table,
     edge_group_unit,
     edge_unit,
-    pair_identifier,
     person_unit,
     pufferfish_unit,
-    rows_per_pair,
-    rows_per_person,
 )
 
-__all__: list[str] = []
+__all__ = [
+    "UnitContext", "compositor", "loss_for",
+    "graph_from_polars", "graph_to_polars",
+    "pair_identifier", "rows_per_pair", "rows_per_person",
+    "PrivacyUnit", "EdgeUnit", "EdgeGroupUnit", "EdgeContentUnit", "PersonUnit", "PufferfishUnit",
+    "check_privacy_unit", "edge_content_unit", "edge_label_table", "edge_group_unit", "edge_unit",
+    "person_unit", "pufferfish_unit",
+]

@@ -10,7 +10,8 @@ from opendp.mod import LazyFrameDomain
 
 from ..core._checks import positive_integer
 from ._convert import _as_lazy
-from ._units import PrivacyUnit, _check_metric, pair_identifier
+from ._table_checks import _check_schema, pair_identifier
+from ._units import PrivacyUnit, PufferfishUnit, _check_metric
 
 __all__ = ["UnitContext", "compositor", "loss_for"]
 
@@ -68,8 +69,8 @@ def _protected_columns(unit: PrivacyUnit) -> set[str]:
     """The columns whose values one unit can make appear or disappear: the endpoints (and the
     label column of an edge-label table, whose labels are the secrets)."""
     columns = {unit.src, unit.dst}
-    if unit.bound_on == "edge label":
-        columns.add(unit.extra["label"])
+    if isinstance(unit, PufferfishUnit):
+        columns.add(unit.label)
     return columns
 
 
@@ -363,11 +364,11 @@ def compositor(
     unit by :func:`~opendp_graph.polars.person_unit` & co.), provided the table is in the
     declared domain, which is verified here, before the context (and so any release) exists:
 
-    * public, before any value is read (``TypeError``/``ValueError``): the unit's fields are
-      consistent (:meth:`PrivacyUnit.validate`); the id columns exist and hold one integer or
-      text dtype (:meth:`PrivacyUnit.check`); the label column of an edge-label table holds one
-      label per row; no ``invariant="lengths"`` margin, no ``invariant="keys"`` margin on the
-      unit's own columns; a ``domain=`` without margins;
+    * public, before any value is read (``TypeError``/``ValueError``): the unit's fields pass
+      its constructor's checks again (:meth:`PrivacyUnit.validate`); the id columns exist and
+      hold one integer or text dtype (:meth:`PrivacyUnit.check`); the label column of an
+      edge-label table holds one label per row; no ``invariant="lengths"`` margin, no
+      ``invariant="keys"`` margin on the unit's own columns; a ``domain=`` without margins;
     * data, on the snapshot the releases read (``ValueError`` with a fixed message naming only
       the violated precondition): no null endpoint; the declared ``max_messages`` per pair or
       per person; the edge-label table shape for :func:`pufferfish_unit`; membership in
@@ -400,7 +401,7 @@ def compositor(
     if domain is not None:
         _check_domain(domain)
     schema = lazy.collect_schema()
-    unit._check_schema(schema)  # public: refuse before reading any value
+    _check_schema(unit, schema)  # public: refuse before reading any value
     if domain is None:  # else the domain's columns are what OpenDP reads, checked on the snapshot
         _check_column_dtypes(schema)
     # one snapshot: what is checked is what every release reads (a LazyFrame is re-evaluated

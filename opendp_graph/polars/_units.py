@@ -31,13 +31,14 @@ With an identifier OpenDP itself bounds each pair's rows: a query must truncate
 (``.truncate_per_group(k, by=[...], keep="first")``, and to bound how many groups a pair touches
 ``.truncate_num_groups(c, by=[...], keep="first")`` before it) before it aggregates, and needs no
 assumption about the data. Pass ``keep="first"`` (or ``"last"``) to ``truncate_num_groups``: its
-default ``keep="sample"`` fails at release in OpenDP 0.16 ("multiple fields with name ... found"). A row-level unit instead rests on a *declared* public bound
-(``max_messages`` per pair or per person), which is part of the input domain: the context
-checks it on the table and rejects a table outside it, like the graph queries reject a graph
-outside their domain.
+default ``keep="sample"`` fails at release in OpenDP 0.16 ("multiple fields with name ...
+found"). A row-level unit instead rests on a *declared* public bound (``max_messages`` per pair
+or per person), which is part of the input domain: the context checks it on the table and
+rejects a table outside it, like the graph queries reject a graph outside their domain.
 
-**Preconditions on the table** (every unit, and :func:`rows_per_person`, :func:`rows_per_pair`,
-:meth:`PrivacyUnit.check`, :func:`check_privacy_unit`, :func:`~opendp_graph.polars.graph_from_polars`):
+**Preconditions on the table** (every unit, and :func:`~opendp_graph.polars.rows_per_person`,
+:func:`~opendp_graph.polars.rows_per_pair`, :meth:`PrivacyUnit.check`,
+:func:`~opendp_graph.polars.check_privacy_unit`, :func:`~opendp_graph.polars.graph_from_polars`):
 a person is one value of the id columns, so ``src`` and ``dst`` must hold ids of one and the same
 dtype, integers or text (``String``, ``Categorical``, ``Enum``), never floats, and never null.
 With an int sender and a str recipient, ``1`` and ``"1"`` would be one person to the pair
@@ -56,13 +57,24 @@ table, and refuses margins one unit can break (``invariant="lengths"``; ``invari
 the unit's own columns) and a ``domain=`` carrying margins. :attr:`PrivacyUnit.privacy_unit`
 handed to ``dp.Context.compositor`` directly checks nothing: for a unit with a declared bound
 its ``d_in`` is right only on tables within the bound, so verify the very table first with
-:func:`check_privacy_unit` (``frame=`` is then required). A :class:`PrivacyUnit` built by hand
-must have the fields its constructor would give it (:meth:`PrivacyUnit.validate`).
+:func:`~opendp_graph.polars.check_privacy_unit` (``frame=`` is then required).
+
+**One class per kind.** Each row of the table is a class, built by its constructor function or
+by calling the class with the same arguments: :class:`EdgeUnit` (:func:`edge_unit`),
+:class:`EdgeGroupUnit` (:func:`edge_group_unit`), :class:`EdgeContentUnit`
+(:func:`edge_content_unit`), :class:`PersonUnit` (:func:`person_unit`) and :class:`PufferfishUnit`
+(:func:`pufferfish_unit`), all of them a :class:`PrivacyUnit`. A unit's fields are those
+arguments, checked when it is built; its metric and ``d_in`` (the last column of the table) are
+properties derived from them, so a unit cannot claim a ``d_in`` its own bound does not give.
+The table checks (:func:`~opendp_graph.polars.rows_per_person`,
+:func:`~opendp_graph.polars.rows_per_pair` and what :meth:`PrivacyUnit.check` runs) are in
+:mod:`opendp_graph.polars._table_checks`; :func:`~opendp_graph.polars.check_privacy_unit`, which
+compares a hand-written OpenDP unit with a unit, is at the end of this module.
 
 Why a person cannot be an OpenDP identifier: a message row involves two people. With
 ``identifier="sender"`` OpenDP protects everything a person *sent*, but the messages they
 *received* belong to other identifiers (their senders), so one person's change touches up to
-``1 + 2·D`` identifiers, not one. :func:`check_privacy_unit` rejects that configuration.
+``1 + 2·D`` identifiers, not one. :func:`~opendp_graph.polars.check_privacy_unit` rejects that configuration.
 
 Why the person bound is declared, not enforced by truncation: any rule that keeps at most ``D``
 rows per person must choose, for each correspondent ``w`` of a person ``v``, which of ``w``'s rows
@@ -75,41 +87,37 @@ verifies keeps the row distance at ``2·D``.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from abc import ABC, abstractmethod
+from dataclasses import KW_ONLY, dataclass
 from numbers import Integral
 from types import MappingProxyType
-from typing import Any
+from typing import Any, ClassVar
 
 import opendp.prelude as dp
 from opendp.mod import ChangeOneIdDistance, FrameDistance, SymmetricIdDistance
 
 from ..core._checks import positive_integer
 from ._convert import _collect
+from ._table_checks import _check_table, _column_name, pair_identifier, rows_per_pair, rows_per_person
 
 __all__ = [
     "PrivacyUnit",
-    "pair_identifier",
+    "EdgeUnit",
+    "EdgeGroupUnit",
+    "EdgeContentUnit",
+    "PersonUnit",
+    "PufferfishUnit",
     "edge_unit",
     "edge_group_unit",
     "edge_content_unit",
     "person_unit",
     "pufferfish_unit",
     "edge_label_table",
-    "rows_per_person",
-    "rows_per_pair",
     "check_privacy_unit",
 ]
 
 _NEIGHBOURING = ("replace", "add_remove")
-_SEPARATOR = "\x1f"  # ASCII unit separator between the two endpoints of a pair key
-
-
-def _column_name(value: Any, name: str) -> str:
-    if not isinstance(value, str) or not value:
-        raise TypeError(f"{name} must be a column name (non-empty str), got {value!r}")
-    return value
+_NO_EXTRA: Any = MappingProxyType({})
 
 
 def _endpoints(src: Any, dst: Any) -> tuple[str, str]:
@@ -119,129 +127,125 @@ def _endpoints(src: Any, dst: Any) -> tuple[str, str]:
     return src, dst
 
 
-def pair_identifier(src: str = "src", dst: str = "dst"):
-    """The Polars expression naming the unordered pair ``{src, dst}`` of a row, as a string.
-
-    Both endpoints are cast to strings and joined, smaller first, with the ASCII unit separator.
-    Two different pairs could only share a key if a name contained that separator; then the
-    two pairs form one identifier, which protects both together (coarser, still sound).
-
-    A row with a null endpoint gets a null identifier (not the pair of its other endpoint with
-    itself). OpenDP groups null identifiers together, so all such rows form one identifier of
-    their own. The units refuse such tables anyway (module docstring, *Preconditions*); the
-    expression cannot see the schema, so the dtype rule (one id dtype in both columns) is checked
-    with the table, by :meth:`PrivacyUnit.check` and :func:`~opendp_graph.polars.compositor`.
-
-    >>> import polars as pl, opendp_graph as dpg
-    >>> frame = pl.DataFrame({"s": [2, 1, 1, None], "r": [1, 2, 3, 3]})
-    >>> frame.select(dpg.polars.pair_identifier("s", "r").alias("pair"))["pair"].str.replace("\\x1f", "-").to_list()
-    ['1-2', '1-2', '1-3', None]
-    """
-    import polars as pl
-
-    a = pl.col(_column_name(src, "src")).cast(pl.String)
-    b = pl.col(_column_name(dst, "dst")).cast(pl.String)
-    # when a or b is null the comparison is null, the otherwise branch runs and concat_str
-    # propagates the null (min_/max_horizontal would skip it: (null, c) -> c-c)
-    return pl.when(a <= b).then(pl.concat_str(a, b, separator=_SEPARATOR)).otherwise(pl.concat_str(b, a, separator=_SEPARATOR))
+# ------------------------------------------------------------------------------ the units
+def _freeze(unit: PrivacyUnit, **fields: Any) -> None:
+    """Store the checked (normalised) arguments of a frozen unit, from its ``__post_init__``."""
+    for name, value in fields.items():
+        object.__setattr__(unit, name, value)
 
 
-def rows_per_person(frame: Any, src: str = "src", dst: str = "dst"):
-    """For every person, the number of rows in which they are sender or recipient (a
-    self-message counts once). Returns a Polars ``DataFrame`` with columns ``person, rows``.
-
-    The id columns must satisfy the preconditions of the module docstring (one integer or text
-    dtype in both, no nulls): ``TypeError`` / ``ValueError`` otherwise, never a count for a
-    "person" ``null``.
-
-    >>> import polars as pl, opendp_graph as dpg
-    >>> t = pl.DataFrame({"s": ["a", "a", "b", "c"], "r": ["b", "c", "a", "c"]})
-    >>> dpg.polars.rows_per_person(t, "s", "r").sort("person").rows()
-    [('a', 3), ('b', 2), ('c', 2)]
-    >>> dpg.polars.rows_per_person(pl.DataFrame({"s": ["a", None], "r": ["b", "c"]}), "s", "r")
-    Traceback (most recent call last):
-    ...
-    ValueError: the src/dst columns 's'/'r' contain nulls; every message needs a sender and a recipient
-    """
-    import polars as pl
-
-    from ._convert import _valid_ids
-
-    lazy = _valid_ids(frame, src, dst).select(pl.col(src).alias("_s"), pl.col(dst).alias("_r")).with_row_index("_row")
-    roles = pl.concat(
-        [lazy.select("_row", pl.col("_s").alias("person")), lazy.select("_row", pl.col("_r").alias("person"))]
-    ).unique()
-    return _collect(roles.group_by("person").agg(pl.len().cast(pl.Int64).alias("rows")))
-
-
-def rows_per_pair(frame: Any, src: str = "src", dst: str = "dst"):
-    """For every unordered pair of people, the number of rows (messages either way).
-    Returns a Polars ``DataFrame`` with columns ``pair, rows`` (``pair`` = :func:`pair_identifier`).
-
-    Same preconditions as :func:`rows_per_person` (``TypeError`` / ``ValueError``): a row with
-    a null endpoint is not a message of any pair, and int/str columns would merge ``1`` and
-    ``"1"``."""
-    import polars as pl
-
-    from ._convert import _valid_ids
-
-    lazy = _valid_ids(frame, src, dst)
-    return _collect(lazy.group_by(pair_identifier(src, dst).alias("pair")).agg(pl.len().cast(pl.Int64).alias("rows")))
-
-
-@dataclass(frozen=True, eq=False)
-class PrivacyUnit:
-    """One protected unit of a message table, as an OpenDP privacy unit.
+class PrivacyUnit(ABC):
+    """One protected unit of a message table, as an OpenDP privacy unit: the abstract base of
+    :class:`EdgeUnit`, :class:`EdgeGroupUnit`, :class:`EdgeContentUnit`, :class:`PersonUnit` and
+    :class:`PufferfishUnit`.
 
     Build one with :func:`edge_unit`, :func:`edge_group_unit`, :func:`edge_content_unit`,
-    :func:`person_unit` or :func:`pufferfish_unit`, and release through
-    :func:`~opendp_graph.polars.compositor`, which checks the unit's preconditions (and its
-    declared bound, if any) on the table its releases read. :meth:`d_in` scales the unit to
-    several units; :meth:`check` verifies the preconditions on a table.
+    :func:`person_unit` or :func:`pufferfish_unit` (or the class, with the same arguments), and
+    release through :func:`~opendp_graph.polars.compositor`, which checks the unit's
+    preconditions (and its declared bound, if any) on the table its releases read. :meth:`d_in`
+    scales the unit to several units; :meth:`check` verifies the preconditions on a table.
 
-    **Consistent fields.** The fields that decide a release (``metric``, ``per_unit``,
-    ``measured_in``, ``max_messages``, ``bound_on``, ``neighbouring``, and ``extra``'s ``k``,
-    ``model`` and ``label``) are derived from one another; a unit built by hand, or with
-    ``dataclasses.replace``, must match what the constructor named by ``unit`` would build, or it
-    is refused (``ValueError``/``TypeError``, :meth:`validate`). A ``PrivacyUnit(unit="person",
-    ..., per_unit=1)`` without a declared bound used to be accepted and then claim ε for one
-    person whose change moved any number of rows. ``extra`` is read-only.
+    **Consistent by construction.** A unit's fields are its constructor's arguments (the
+    endpoint columns, ``max_messages``, ``k``, ``neighbouring``, the Pufferfish model, structure
+    and label column), checked when it is built, with the constructor function's messages.
+    What decides a release (:attr:`metric`, :attr:`per_unit`, :attr:`measured_in`,
+    :attr:`bound_on`, :attr:`neighbouring`) is derived from them, never stored, so no unit can
+    pair a metric or ``d_in`` with a bound that does not give it (a person unit with
+    ``per_unit=1`` and no declared bound used to be accepted by hand and then claim ε for one
+    person whose change moved any number of rows). Units are frozen values:
+    ``dataclasses.replace`` builds a new one, checked again, and two units with equal fields are
+    equal. The kinds are closed: a subclass outside this module is refused (``TypeError``), since
+    :func:`~opendp_graph.polars.compositor` trusts a unit's metric and ``d_in``.
     """
 
-    unit: str
-    """What one unit is: ``"edge"``, ``"group of k edges"``, ``"edge content"``, ``"person"``
-    or ``"secret edge label"`` (each the unit of one constructor)."""
     src: str
+    """Sender (first endpoint) column."""
     dst: str
-    metric: Any
-    """The OpenDP metric on the table."""
-    per_unit: int
-    """OpenDP ``d_in`` (rows or identifiers) for one unit."""
-    measured_in: str
-    """``"rows"`` or ``"identifiers"``: what ``per_unit`` counts."""
-    max_messages: int | None = None
-    """Declared public bound on rows per pair (edge units) or per person (person unit)."""
-    bound_on: str | None = None
-    """``"pair"``, ``"person"`` or ``"edge label"``: what ``max_messages`` bounds."""
-    neighbouring: str = "add_remove"
-    guarantee: str = ""
-    """The guarantee in words."""
-    extra: Mapping = field(default_factory=dict)
+    """Recipient (second endpoint) column."""
+    max_messages: int | None
+    """Declared public bound on rows per pair (edge units) or per person (person unit); ``1`` for
+    a Pufferfish unit (one row per edge and label); ``None`` for an identifier unit."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> PrivacyUnit:
+        if cls in (PrivacyUnit, _PairUnit, _OnePairUnit, _RowUnit):
+            raise TypeError(
+                f"{cls.__name__} is abstract: build one kind of unit with dpg.polars.edge_unit, edge_group_unit, "
+                "edge_content_unit, person_unit or pufferfish_unit (or its class, EdgeUnit, EdgeGroupUnit, "
+                "EdgeContentUnit, PersonUnit, PufferfishUnit); its metric and d_in are derived from its fields, not given"
+            )
+        return super().__new__(cls)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__module__ != __name__:
+            raise TypeError(
+                f"{cls.__name__}: the kinds of PrivacyUnit are closed ('edge', 'group of k edges', 'edge content', "
+                "'person', 'secret edge label'), as compositor trusts a unit's metric and d_in; build one with "
+                "dpg.polars.edge_unit, edge_group_unit, edge_content_unit, person_unit or pufferfish_unit"
+            )
 
     def __post_init__(self) -> None:
-        if not isinstance(self.extra, Mapping):
-            raise TypeError(f"extra must be a mapping, got {type(self.extra).__name__}")
-        object.__setattr__(self, "extra", MappingProxyType(dict(self.extra)))
-        self.validate()
+        """Check (and normalise) the arguments, with the constructor function's messages."""
+        dp.assert_features("contrib", "honest-but-curious")
+        self._check_arguments()
+
+    @abstractmethod
+    def _check_arguments(self) -> None:
+        """The kind's own checks of its fields (after OpenDP's features)."""
+
+    _name: ClassVar[str]
+
+    @property
+    def unit(self) -> str:
+        """What one unit is: ``"edge"``, ``"group of k edges"``, ``"edge content"``, ``"person"``
+        or ``"secret edge label"`` (each the unit of one constructor)."""
+        return self._name
+
+    @property
+    @abstractmethod
+    def metric(self) -> Any:
+        """The OpenDP metric on the table."""
+
+    @property
+    @abstractmethod
+    def per_unit(self) -> int:
+        """OpenDP ``d_in`` (rows or identifiers) for one unit."""
+
+    @property
+    @abstractmethod
+    def measured_in(self) -> str:
+        """``"rows"`` or ``"identifiers"``: what ``per_unit`` counts."""
+
+    @property
+    @abstractmethod
+    def bound_on(self) -> str | None:
+        """``"pair"``, ``"person"`` or ``"edge label"``: what ``max_messages`` bounds (``None``
+        without a declared bound)."""
+
+    @property
+    def neighbouring(self) -> str:
+        """``"add_remove"`` (a unit is added or removed) or ``"replace"`` (it is changed)."""
+        return "add_remove"
+
+    @property
+    @abstractmethod
+    def guarantee(self) -> str:
+        """The guarantee in words."""
+
+    @property
+    def extra(self) -> Any:
+        """Read-only details of the kind: ``{"k": k}`` for a group of edges; ``model``,
+        ``label``, ``data_dependent``, ``W`` and ``structure`` for a Pufferfish unit; empty
+        otherwise (each also a field or property of its class)."""
+        return _NO_EXTRA
 
     def validate(self) -> None:
-        """Check that the fields are consistent: ``metric``, ``per_unit``, ``measured_in``,
-        ``bound_on`` and ``neighbouring`` are those the constructor of this ``unit`` derives
-        from ``src``, ``dst``, ``max_messages`` and ``extra``. Run on construction, and again by
-        :func:`~opendp_graph.polars.compositor`, :func:`check_privacy_unit` and
-        :func:`~opendp_graph.polars.loss_for` before they use the unit. Reads no data.
-        """
-        _validate_unit(self)
+        """Check the fields again as the constructor does (same messages). A unit is consistent
+        by construction (its metric and ``d_in`` are derived); this guards against fields
+        changed with ``object.__setattr__``, and is run by
+        :func:`~opendp_graph.polars.compositor`, :func:`~opendp_graph.polars.check_privacy_unit`
+        and :func:`~opendp_graph.polars.loss_for` before they use the unit. Reads no data."""
+        self.__post_init__()
 
     @property
     def privacy_unit(self) -> tuple[Any, int]:
@@ -255,17 +259,17 @@ class PrivacyUnit:
         covers one unit *only on tables within the bound*, and OpenDP does not look at the
         bound, so a table over it (e.g. ``max_messages=1`` where one person is in 3 rows) would
         silently get ε for a person whose change costs 3ε. If you must build the
-        ``dp.Context`` yourself, first run :func:`check_privacy_unit` with ``frame=`` (which
-        requires it for these units) on the very table you pass, and never change that table
-        afterwards. Identifier units declare no bound (OpenDP bounds a pair's rows itself, by
+        ``dp.Context`` yourself, first run :func:`~opendp_graph.polars.check_privacy_unit` with
+        ``frame=`` (which requires it for these units) on the very table you pass, and never
+        change that table afterwards. Identifier units declare no bound (OpenDP bounds a pair's rows itself, by
         refusing queries that do not truncate), but the id columns still need one integer or
         text dtype and no nulls (:meth:`check`).
 
         Design decision: this property does not raise for bounded units. It only describes the
         unit, like ``dp.unit_of(...)``; anyone can type ``(dp.symmetric_distance(), 2)`` by
         hand, so a refusal here would protect nothing, while the checked routes
-        (:func:`~opendp_graph.polars.compositor`, :func:`check_privacy_unit` with ``frame=``)
-        are where the table is available and the bound can be verified.
+        (:func:`~opendp_graph.polars.compositor`, :func:`~opendp_graph.polars.check_privacy_unit`
+        with ``frame=``) are where the table is available and the bound can be verified.
         """
         return self.metric, self.per_unit
 
@@ -284,46 +288,11 @@ class PrivacyUnit:
         violated precondition: no null endpoint (every unit, identifier units included), the
         declared ``max_messages`` bound, and for :func:`pufferfish_unit` the edge-label table
         shape. Whether the check fails (and which precondition fails first) is all a refusal
-        reveals; :func:`rows_per_person` gives the curator the counts, outside any privacy
-        guarantee. :func:`~opendp_graph.polars.compositor` runs this on the table its releases
+        reveals; :func:`~opendp_graph.polars.rows_per_person` gives the curator the counts,
+        outside any privacy guarantee. :func:`~opendp_graph.polars.compositor` runs this on the table its releases
         read; call it yourself only for a ``dp.Context`` you build by hand.
         """
-        from ._convert import _as_lazy, _refuse_null_ids
-
-        lazy = _as_lazy(frame)
-        self._check_schema(lazy.collect_schema())
-        _refuse_null_ids(lazy, self.src, self.dst)
-        if self.max_messages is None:
-            return
-        if self.bound_on == "edge label":
-            _check_edge_label_table(lazy, self.src, self.dst, self.extra["label"])
-            _check_secrets_of_the_model(
-                lazy, self.src, self.dst, self.extra["label"], self.extra["model"], self.extra["structure"]
-            )
-            return
-        counts = rows_per_person(lazy, self.src, self.dst) if self.bound_on == "person" else rows_per_pair(lazy, self.src, self.dst)
-        if int(counts["rows"].max() or 0) > self.max_messages:
-            raise ValueError(
-                f"the table violates the declared bound max_messages={self.max_messages} per {self.bound_on}, so the "
-                f"{self.unit}-level guarantee would not hold. Declare a larger public bound, or use an identifier "
-                "unit (max_messages=None) and truncate in the query"
-            )
-
-    def _check_schema(self, schema: Any) -> None:
-        """The public half of :meth:`check`: columns and dtypes, no value read."""
-        from ._convert import _check_id_columns, _id_kind
-
-        _check_id_columns(schema, self.src, self.dst, "table")
-        if self.bound_on == "edge label":
-            label = self.extra["label"]
-            if label not in schema:
-                raise ValueError(f"label column {label!r} is not in the table; build one with dpg.polars.edge_label_table(graph)")
-            if _id_kind(schema[label]) != "text":
-                raise TypeError(
-                    f"the label column {label!r} has dtype {schema[label]}: an edge-label table holds one label per row "
-                    "(String, Categorical or Enum); explode a list column, or build the table with "
-                    "dpg.polars.edge_label_table(graph)"
-                )
+        _check_table(self, frame)
 
     def __repr__(self) -> str:
         if self.max_messages is None:
@@ -338,121 +307,237 @@ class PrivacyUnit:
         )
 
 
-_GROUP = re.compile(r"group of ([1-9][0-9]*) edges")
-_CONSTRUCTOR = {
-    "edge": "edge_unit",
-    "edge group": "edge_group_unit",
-    "edge content": "edge_content_unit",
-    "person": "person_unit",
-    "secret edge label": "pufferfish_unit",
-}
+class _PairUnit(PrivacyUnit):
+    """A unit made of whole pairs of people (:class:`EdgeUnit`, :class:`EdgeGroupUnit`,
+    :class:`EdgeContentUnit`): without a declared bound the pair is an OpenDP identifier
+    (:func:`pair_identifier`), with ``max_messages=M`` rows per pair the unit is ``M`` rows per
+    pair, twice that when the pair's rows are replaced rather than added or removed."""
+
+    _replaced = False  # the pair's messages change (EdgeContentUnit) rather than come or go
+
+    @property
+    def _pairs(self) -> int:
+        """How many pairs one unit is."""
+        return 1
+
+    def _check_arguments(self) -> None:
+        _endpoints(self.src, self.dst)
+        if self.max_messages is not None:
+            _freeze(self, max_messages=positive_integer("max_messages", self.max_messages))
+
+    @property
+    def metric(self) -> Any:
+        if self.max_messages is None:
+            make = dp.change_one_id_distance if self._replaced else dp.symmetric_id_distance
+            return make(pair_identifier(self.src, self.dst))
+        return dp.symmetric_distance()
+
+    @property
+    def per_unit(self) -> int:
+        if self.max_messages is None:
+            return self._pairs
+        return (2 if self._replaced else 1) * self._pairs * self.max_messages
+
+    @property
+    def measured_in(self) -> str:
+        return "identifiers" if self.max_messages is None else "rows"
+
+    @property
+    def bound_on(self) -> str | None:
+        return None if self.max_messages is None else "pair"
+
+    @property
+    def neighbouring(self) -> str:
+        return "replace" if self._replaced else "add_remove"
 
 
-def _validate_unit(unit: PrivacyUnit) -> None:
-    """The field-consistency rule of :class:`PrivacyUnit` (see :meth:`PrivacyUnit.validate`).
+@dataclass(frozen=True, repr=False)
+class _OnePairUnit(_PairUnit):
+    """The fields of a unit of one pair (:class:`EdgeUnit`, :class:`EdgeContentUnit`), and its
+    guarantee in words (without a bound, and with ``max_messages={m}``)."""
 
-    From ``unit`` (which names the constructor), ``src``, ``dst``, ``max_messages`` and ``extra``
-    it derives what the constructor would build and refuses any release-relevant field that
-    differs. Public: reads the unit only."""
-    if not isinstance(unit.unit, str):
-        raise TypeError(f"unit must be a str naming the unit, got {unit.unit!r}")
-    src, dst = _endpoints(unit.src, unit.dst)
-    positive_integer("per_unit", unit.per_unit)
-    if unit.max_messages is not None:
-        positive_integer("max_messages", unit.max_messages)
-    if unit.measured_in not in ("rows", "identifiers"):
-        raise ValueError(f"measured_in must be 'rows' or 'identifiers', got {unit.measured_in!r}")
-    if unit.neighbouring not in _NEIGHBOURING:
-        raise ValueError(f"neighbouring must be one of {_NEIGHBOURING}, got {unit.neighbouring!r}")
+    src: str = "src"
+    dst: str = "dst"
+    _: KW_ONLY
+    max_messages: int | None = None
 
-    group = _GROUP.fullmatch(unit.unit)
-    kind = "edge group" if group else unit.unit
-    if kind not in _CONSTRUCTOR:
-        raise ValueError(
-            f"unknown unit {unit.unit!r}: a PrivacyUnit is one of 'edge', 'group of k edges', 'edge content', "
-            "'person' or 'secret edge label'; build it with dpg.polars.edge_unit, edge_group_unit, edge_content_unit, "
-            "person_unit or pufferfish_unit"
-        )
-    how = f"build it with dpg.polars.{_CONSTRUCTOR[kind]}(...)"
+    _says: ClassVar[tuple[str, str]]
 
-    def inconsistent(what: str) -> ValueError:
-        return ValueError(f"inconsistent PrivacyUnit for one {unit.unit}: {what}; {how}")
+    @property
+    def guarantee(self) -> str:
+        free, bounded = self._says
+        return free if self.max_messages is None else bounded.format(m=self.max_messages)
 
-    m = unit.max_messages
-    if kind in ("edge", "edge group", "edge content"):
-        k = 1
-        if kind == "edge group":
-            k = int(group.group(1))  # type: ignore[union-attr]
-            if unit.extra.get("k") != k:
-                raise inconsistent(f"extra['k'] = {unit.extra.get('k')!r} does not match the unit name ({k} edges)")
-        neighbouring = "replace" if kind == "edge content" else "add_remove"
-        if m is None:
-            make = dp.change_one_id_distance if kind == "edge content" else dp.symmetric_id_distance
-            want = {"metric": make(pair_identifier(src, dst)), "per_unit": k, "measured_in": "identifiers", "bound_on": None}
-        else:
-            factor = 2 if kind == "edge content" else 1
-            want = {"metric": dp.symmetric_distance(), "per_unit": factor * k * m, "measured_in": "rows", "bound_on": "pair"}
-    elif kind == "person":
-        if m is None:
-            raise inconsistent(
-                "a person unit needs a declared bound max_messages (a message row involves two people, so no "
-                "OpenDP identifier covers a person, and without a bound one person's rows are unbounded)"
-            )
-        neighbouring = unit.neighbouring
-        factor = 2 if neighbouring == "replace" else 1
-        want = {"metric": dp.symmetric_distance(), "per_unit": factor * m, "measured_in": "rows", "bound_on": "person"}
-    else:  # secret edge label
+
+@dataclass(frozen=True, repr=False)
+class EdgeUnit(_OnePairUnit):
+    """One edge: one pair of people and all their messages, added or removed (:func:`edge_unit`,
+    whose docstring states the guarantee): ``SymmetricIdDistance(pair)``, 1 identifier, or
+    ``SymmetricDistance``, ``M`` rows with ``max_messages=M``."""
+
+    _name = "edge"
+    _says = (
+        "all messages between one pair of people (either direction) may be added or removed",
+        "all messages between one pair of people (at most {m} rows, declared) may be added or removed",
+    )
+
+
+@dataclass(frozen=True, repr=False)
+class EdgeGroupUnit(_PairUnit):
+    """Any ``k`` edges, added or removed (:func:`edge_group_unit`): ``k`` pair identifiers, or
+    ``k·M`` rows with ``max_messages=M``."""
+
+    k: int
+    src: str = "src"
+    dst: str = "dst"
+    _: KW_ONLY
+    max_messages: int | None = None
+
+    def __post_init__(self) -> None:
+        _freeze(self, k=positive_integer("k", self.k))  # first, as edge_group_unit always did
+        super().__post_init__()
+
+    @property
+    def _pairs(self) -> int:
+        return self.k
+
+    @property
+    def unit(self) -> str:
+        return f"group of {self.k} edges"
+
+    @property
+    def guarantee(self) -> str:
+        return f"the messages of any {self.k} pairs of people may be added or removed"
+
+    @property
+    def extra(self) -> Any:
+        return MappingProxyType({"k": self.k})
+
+
+@dataclass(frozen=True, repr=False)
+class EdgeContentUnit(_OnePairUnit):
+    """One edge's content: the set of pairs is public, the messages of one pair are replaced
+    (:func:`edge_content_unit`): ``ChangeOneIdDistance(pair)``, 1 identifier, or
+    ``SymmetricDistance``, ``2·M`` rows with ``max_messages=M``."""
+
+    _replaced = True
+    _name = "edge content"
+    _says = (
+        "the messages of one pair of people may be replaced; which pairs communicate is public",
+        "the messages of one pair (at most {m} rows, declared) may be replaced; which pairs communicate is public",
+    )
+
+
+class _RowUnit(PrivacyUnit):
+    """A unit that rests on a declared bound of rows (:class:`PersonUnit`, :class:`PufferfishUnit`):
+    OpenDP's row metric, whatever the bound is on."""
+
+    _bound_on: ClassVar[str]
+
+    @property
+    def metric(self) -> Any:
+        return dp.symmetric_distance()
+
+    @property
+    def measured_in(self) -> str:
+        return "rows"
+
+    @property
+    def bound_on(self) -> str:
+        return self._bound_on
+
+
+@dataclass(frozen=True, repr=False)
+class PersonUnit(_RowUnit):
+    """One person: everything they sent or received (:func:`person_unit`, whose docstring states
+    the guarantee), under the declared bound ``max_messages=D`` rows per person:
+    ``SymmetricDistance``, ``2·D`` rows (``D`` with ``neighbouring="add_remove"``)."""
+
+    src: str = "src"
+    dst: str = "dst"
+    _: KW_ONLY
+    max_messages: int
+    neighbouring: str = "replace"
+
+    _name = "person"
+    _bound_on = "person"
+
+    def _check_arguments(self) -> None:
+        _endpoints(self.src, self.dst)
+        _freeze(self, max_messages=positive_integer("max_messages", self.max_messages))
+        if self.neighbouring not in _NEIGHBOURING:
+            raise ValueError(f"neighbouring must be one of {_NEIGHBOURING}, got {self.neighbouring!r}")
+
+    @property
+    def per_unit(self) -> int:
+        return (2 if self.neighbouring == "replace" else 1) * self.max_messages
+
+    @property
+    def guarantee(self) -> str:
+        verb = "rewired" if self.neighbouring == "replace" else "added or removed"
+        return f"all messages one person sent or received (at most {self.max_messages} rows, declared) may be {verb}"
+
+
+@dataclass(frozen=True, repr=False)
+class PufferfishUnit(_RowUnit):
+    """One secret "edge ``i`` carries label ``a``" under a Pufferfish correlation model, on an
+    edge-label table (:func:`pufferfish_unit`, whose docstring states the guarantee):
+    ``SymmetricDistance``, ``F`` rows, the model's flip bound. ``structure`` is kept without its
+    labels."""
+
+    model: Any
+    src: str = "src"
+    dst: str = "dst"
+    _: KW_ONLY
+    structure: Any
+    label: str = "label"
+
+    _name = "secret edge label"
+    _bound_on = "edge label"
+
+    def _check_arguments(self) -> None:
         from ..pufferfish import CorrelationModel
 
-        model, label = unit.extra.get("model"), unit.extra.get("label")
-        if not isinstance(model, CorrelationModel):
-            raise inconsistent(f"extra['model'] must be a correlation model, got {type(model).__name__}")
-        if not isinstance(label, str) or not label or label in (src, dst):
-            raise inconsistent(f"extra['label'] must name a label column other than the endpoints, got {label!r}")
-        if m != 1:
-            raise inconsistent(f"max_messages={m!r}, but an edge-label table has one row per (edge, label) (max_messages=1)")
-        try:
-            _covered_structure(model, unit.extra.get("structure"))
-        except (TypeError, ValueError) as e:
-            raise inconsistent(f"extra['structure']: {e}") from None
-        neighbouring = "replace"
-        want = {"metric": dp.symmetric_distance(), "per_unit": int(model.flip_bound), "measured_in": "rows", "bound_on": "edge label"}
-    want["neighbouring"] = neighbouring
+        if not isinstance(self.model, CorrelationModel):
+            raise TypeError(f"model must be a correlation model from opendp_graph.pufferfish, got {type(self.model).__name__}")
+        (src, dst), label = _endpoints(self.src, self.dst), _column_name(self.label, "label")
+        if label in (src, dst):
+            raise ValueError(f"the label column {label!r} is also an endpoint column")
+        _freeze(self, structure=_covered_structure(self.model, self.structure))
 
-    for name, expected in want.items():
-        actual = getattr(unit, name)
-        same = actual == expected if name != "metric" else _same_metric(actual, expected)
-        if not same:
-            bound = "no declared bound" if m is None else f"max_messages={m} per {want['bound_on']}"
-            raise inconsistent(f"{name}={actual!r}, but with {bound} it must be {expected!r}")
+    @property
+    def max_messages(self) -> int:  # type: ignore[override]
+        return 1
 
+    @property
+    def per_unit(self) -> int:
+        return int(self.model.flip_bound)
 
-def _same_metric(actual: Any, expected: Any) -> bool:
-    try:
-        return bool(actual == expected)
-    except Exception:  # a foreign object that cannot be compared with an OpenDP metric
-        return False
+    @property
+    def neighbouring(self) -> str:
+        return "replace"
 
+    @property
+    def data_dependent(self) -> bool:
+        """Whether the model was fitted on the private data (then the guarantee holds for its own
+        attacker class only)."""
+        return bool(self.model.data_dependent)
 
-def _check_edge_label_table(lazy: Any, src: str, dst: str, label: str) -> None:
-    """The data half of the edge-label table's domain (the schema is checked before): no null
-    label, no self-pair (``src == dst`` is not an edge), each (edge, label) once in either
-    orientation. One message for all three, so a refusal reveals only that the table is not
-    an edge-label table."""
-    import polars as pl
+    @property
+    def guarantee(self) -> str:
+        note = " (model fitted on the private data: the guarantee holds for its own attacker class only)" if self.data_dependent else ""
+        return f"whether one edge carries one label, under {self.model!r} (at most {self.per_unit} edges flip together){note}"
 
-    keys = _collect(lazy.select(
-        pair_identifier(src, dst).alias("_pair"), pl.col(label).cast(pl.String).alias("_label"), (pl.col(src) == pl.col(dst)).alias("_loop")
-    ))
-    if keys["_label"].null_count() or keys["_loop"].any() or keys.select("_pair", "_label").is_duplicated().any():
-        raise ValueError(
-            "the table is not an edge-label table (one row per edge and label: no nulls, no self-pairs, no "
-            "duplicates): a secret flip could move more rows than the flip bound; build it with "
-            "dpg.polars.edge_label_table(graph)"
+    @property
+    def extra(self) -> Any:
+        return MappingProxyType(
+            {"model": self.model, "label": self.label, "data_dependent": self.data_dependent, "W": int(self.model.W), "structure": self.structure}
         )
 
 
-def edge_unit(src: str = "src", dst: str = "dst", *, max_messages: int | None = None) -> PrivacyUnit:
+# ------------------------------------------------------------------------ constructors
+
+def edge_unit(src: str = "src", dst: str = "dst", *, max_messages: int | None = None) -> EdgeUnit:
     """Protect each edge: one pair of people and all the messages between them (either way).
 
     :param src: sender column.
@@ -487,33 +572,10 @@ def edge_unit(src: str = "src", dst: str = "dst", *, max_messages: int | None = 
     >>> dpg.polars.edge_unit("sender", "recipient", max_messages=5).privacy_unit
     (SymmetricDistance(), 5)
     """
-    dp.assert_features("contrib", "honest-but-curious")
-    src, dst = _endpoints(src, dst)
-    if max_messages is None:
-        return PrivacyUnit(
-            unit="edge",
-            src=src,
-            dst=dst,
-            metric=dp.symmetric_id_distance(pair_identifier(src, dst)),
-            per_unit=1,
-            measured_in="identifiers",
-            guarantee="all messages between one pair of people (either direction) may be added or removed",
-        )
-    m = positive_integer("max_messages", max_messages)
-    return PrivacyUnit(
-        unit="edge",
-        src=src,
-        dst=dst,
-        metric=dp.symmetric_distance(),
-        per_unit=m,
-        measured_in="rows",
-        max_messages=m,
-        bound_on="pair",
-        guarantee=f"all messages between one pair of people (at most {m} rows, declared) may be added or removed",
-    )
+    return EdgeUnit(src, dst, max_messages=max_messages)
 
 
-def edge_group_unit(k: int, src: str = "src", dst: str = "dst", *, max_messages: int | None = None) -> PrivacyUnit:
+def edge_group_unit(k: int, src: str = "src", dst: str = "dst", *, max_messages: int | None = None) -> EdgeGroupUnit:
     """Protect groups of ``k`` edges (:func:`~opendp_graph.group_distance`): ``d_in`` = ``k``
     pair identifiers, or ``k·M`` rows with a declared ``max_messages=M`` per pair.
 
@@ -526,23 +588,10 @@ def edge_group_unit(k: int, src: str = "src", dst: str = "dst", *, max_messages:
     >>> dpg.polars.edge_group_unit(3, "s", "r", max_messages=2).privacy_unit
     (SymmetricDistance(), 6)
     """
-    k = positive_integer("k", k)
-    base = edge_unit(src, dst, max_messages=max_messages)
-    return PrivacyUnit(
-        unit=f"group of {k} edges",
-        src=base.src,
-        dst=base.dst,
-        metric=base.metric,
-        per_unit=k * base.per_unit,
-        measured_in=base.measured_in,
-        max_messages=base.max_messages,
-        bound_on=base.bound_on,
-        guarantee=f"the messages of any {k} pairs of people may be added or removed",
-        extra={"k": k},
-    )
+    return EdgeGroupUnit(k, src, dst, max_messages=max_messages)
 
 
-def edge_content_unit(src: str = "src", dst: str = "dst", *, max_messages: int | None = None) -> PrivacyUnit:
+def edge_content_unit(src: str = "src", dst: str = "dst", *, max_messages: int | None = None) -> EdgeContentUnit:
     """Protect each edge's content: who talks to whom is public, what one pair wrote is not
     (the edge-label setting of :func:`~opendp_graph.edge_label_distance`; paper 001 §3.2 with
     independent edges).
@@ -567,37 +616,12 @@ def edge_content_unit(src: str = "src", dst: str = "dst", *, max_messages: int |
     >>> dpg.polars.edge_content_unit("s", "r", max_messages=4).privacy_unit
     (SymmetricDistance(), 8)
     """
-    dp.assert_features("contrib", "honest-but-curious")
-    src, dst = _endpoints(src, dst)
-    if max_messages is None:
-        return PrivacyUnit(
-            unit="edge content",
-            src=src,
-            dst=dst,
-            metric=dp.change_one_id_distance(pair_identifier(src, dst)),
-            per_unit=1,
-            measured_in="identifiers",
-            neighbouring="replace",
-            guarantee="the messages of one pair of people may be replaced; which pairs communicate is public",
-        )
-    m = positive_integer("max_messages", max_messages)
-    return PrivacyUnit(
-        unit="edge content",
-        src=src,
-        dst=dst,
-        metric=dp.symmetric_distance(),
-        per_unit=2 * m,
-        measured_in="rows",
-        max_messages=m,
-        bound_on="pair",
-        neighbouring="replace",
-        guarantee=f"the messages of one pair (at most {m} rows, declared) may be replaced; which pairs communicate is public",
-    )
+    return EdgeContentUnit(src, dst, max_messages=max_messages)
 
 
 def person_unit(
     src: str = "src", dst: str = "dst", *, max_messages: int, neighbouring: str = "replace"
-) -> PrivacyUnit:
+) -> PersonUnit:
     """Protect each person: everything they sent or received.
 
     :param src: sender column.
@@ -635,25 +659,7 @@ def person_unit(
     >>> dpg.polars.person_unit("sender", "recipient", max_messages=20).privacy_unit
     (SymmetricDistance(), 40)
     """
-    dp.assert_features("contrib", "honest-but-curious")
-    src, dst = _endpoints(src, dst)
-    d = positive_integer("max_messages", max_messages)
-    if neighbouring not in _NEIGHBOURING:
-        raise ValueError(f"neighbouring must be one of {_NEIGHBOURING}, got {neighbouring!r}")
-    factor = 2 if neighbouring == "replace" else 1
-    verb = "rewired" if neighbouring == "replace" else "added or removed"
-    return PrivacyUnit(
-        unit="person",
-        src=src,
-        dst=dst,
-        metric=dp.symmetric_distance(),
-        per_unit=factor * d,
-        measured_in="rows",
-        max_messages=d,
-        bound_on="person",
-        neighbouring=neighbouring,
-        guarantee=f"all messages one person sent or received (at most {d} rows, declared) may be {verb}",
-    )
+    return PersonUnit(src, dst, max_messages=max_messages, neighbouring=neighbouring)
 
 
 def edge_label_table(graph: Any, *, src: str = "src", dst: str = "dst", label: str = "label"):
@@ -679,7 +685,7 @@ def edge_label_table(graph: Any, *, src: str = "src", dst: str = "dst", label: s
 
 def pufferfish_unit(
     model: Any, src: str = "src", dst: str = "dst", *, structure: Any, label: str = "label"
-) -> PrivacyUnit:
+) -> PufferfishUnit:
     """Protect each secret "edge ``i`` carries label ``a``" under a Pufferfish correlation model.
 
     :param model: a correlation model of :mod:`opendp_graph.pufferfish` (``BinomialModel``,
@@ -730,31 +736,7 @@ def pufferfish_unit(
     >>> dpg.polars.pufferfish_unit(dpg.pufferfish.EdgeLevelModel(), structure=g).privacy_unit
     (SymmetricDistance(), 1)
     """
-    dp.assert_features("contrib", "honest-but-curious")
-    from ..pufferfish import CorrelationModel
-
-    if not isinstance(model, CorrelationModel):
-        raise TypeError(f"model must be a correlation model from opendp_graph.pufferfish, got {type(model).__name__}")
-    (src, dst), label = _endpoints(src, dst), _column_name(label, "label")
-    if label in (src, dst):
-        raise ValueError(f"the label column {label!r} is also an endpoint column")
-    structure = _covered_structure(model, structure)
-    flips = int(model.flip_bound)
-    dependent = bool(model.data_dependent)
-    note = " (model fitted on the private data: the guarantee holds for its own attacker class only)" if dependent else ""
-    return PrivacyUnit(
-        unit="secret edge label",
-        src=src,
-        dst=dst,
-        metric=dp.symmetric_distance(),
-        per_unit=flips,
-        measured_in="rows",
-        max_messages=1,
-        bound_on="edge label",
-        neighbouring="replace",
-        guarantee=f"whether one edge carries one label, under {model!r} (at most {flips} edges flip together){note}",
-        extra={"model": model, "label": label, "data_dependent": dependent, "W": int(model.W), "structure": structure},
-    )
+    return PufferfishUnit(model, src, dst, structure=structure, label=label)
 
 
 def _covered_structure(model: Any, structure: Any) -> Any:
@@ -774,51 +756,7 @@ def _covered_structure(model: Any, structure: Any) -> Any:
     return structure.without_labels() if structure.is_labeled else structure
 
 
-def _check_secrets_of_the_model(lazy: Any, src: str, dst: str, label: str, model: Any, structure: Any) -> None:
-    """The data half of a Pufferfish unit's coverage: every pair is an edge of the public
-    structure, and every label one the model describes. Fixed messages (which pair or label is
-    outside is not said)."""
-    import numpy as np
-    import polars as pl
-
-    pairs = _collect(lazy.select(pl.col(src).alias("_s"), pl.col(dst).alias("_d")).unique())
-    n = structure.num_nodes
-    if structure.node_ids is None:
-        index = None
-    else:
-        index = {name: i for i, name in enumerate(structure.node_ids)}
-    ends = []
-    for column in ("_s", "_d"):
-        values = pairs[column].to_list()
-        if index is None:
-            ok = all(isinstance(v, int) and 0 <= v < n for v in values)
-            positions = values if ok else None
-        else:
-            positions = [index.get(v, -1) for v in values]
-            ok = all(p >= 0 for p in positions)
-        ends.append(np.asarray(positions, dtype=np.int64) if ok else None)
-    outside = ends[0] is None or ends[1] is None
-    if not outside and pairs.height:
-        lo, hi = np.minimum(*ends), np.maximum(*ends)
-        keys = lo * np.int64(max(n, 1)) + hi
-        outside = bool((lo == hi).any()) or not bool(np.isin(keys, structure.edge_keys).all())
-    if outside:
-        raise ValueError(
-            "the table has rows on pairs that are not edges of the structure given to pufferfish_unit: the model's "
-            "guarantee covers the secrets of that structure only; build the table with "
-            "dpg.polars.edge_label_table(graph) and pass structure=graph"
-        )
-    vocabulary = getattr(model, "vocabulary", None)
-    if isinstance(vocabulary, tuple):
-        labels = _collect(lazy.select(pl.col(label).cast(pl.String).is_in(list(vocabulary)).all())).item()
-        if not labels:
-            raise ValueError(
-                "the table has labels outside the model's vocabulary (the model describes only the properties it was "
-                f"fitted on); keep those first: table.filter(pl.col({label!r}).is_in(model.vocabulary))"
-            )
-
-
-# ---------------------------------------------------------------------------------- checking
+# ------------------------------------------------------------ a hand-written OpenDP unit, checked
 def _split_metric(metric: Any) -> tuple[Any, bool]:
     if isinstance(metric, FrameDistance):
         return metric.inner_metric, True
@@ -847,7 +785,7 @@ def _group_bounds(frame: Any, unit: PrivacyUnit, by: list[Any]) -> tuple[int, in
     keys = [pl.col(b) if isinstance(b, str) else b for b in by]
     names = [f"_by{i}" for i in range(len(keys))]
     base = lazy.select("_row", *[k.alias(n) for k, n in zip(keys, names)], pl.col(unit.src).alias("_s"), pl.col(unit.dst).alias("_r"))
-    if unit.bound_on == "person":
+    if isinstance(unit, PersonUnit):
         owners = pl.concat([base.select("_row", *names, pl.col("_s").alias("_who")), base.select("_row", *names, pl.col("_r").alias("_who"))]).unique()
     else:
         owners = base.select("_row", *names, pair_identifier("_s", "_r").alias("_who"))
@@ -868,7 +806,7 @@ def _check_metric(metric: Any, unit: PrivacyUnit) -> bool:
     what = unit.unit
 
     if kind != want_kind:
-        if kind in ("SymmetricIdDistance", "ChangeOneIdDistance") and unit.unit == "person":
+        if kind in ("SymmetricIdDistance", "ChangeOneIdDistance") and isinstance(unit, PersonUnit):
             raise ValueError(
                 f"an identifier ({inner.identifier}) does not protect a person: a message row involves two people, "
                 f"so one person's messages belong to up to 1 + 2·{unit.max_messages} identifiers; use the row-level "
@@ -899,15 +837,16 @@ def check_privacy_unit(privacy_unit: tuple[Any, Any], unit: PrivacyUnit, frame: 
       assume every person keeps the same number of rows; an identifier column such as
       ``"sender"`` names one of the two people of a row, so it does not protect a person);
       an identifier unit needs the same pair identifier;
-    * ``d_in``: at least :attr:`PrivacyUnit.per_unit` (``2·D`` rows for a rewired person); a
-      list of ``dp.polars.Bound`` needs the total bound (``by=[]``) at least that large, and
-      each per-group bound (``by=[...]``, ``per_group`` rows in one group, ``num_groups``
-      groups) to hold for every person/pair of ``frame`` (times 2 for a replaced unit), which
-      is why ``frame`` is then required;
+    * ``d_in``: at least :attr:`~opendp_graph.polars.PrivacyUnit.per_unit` (``2·D`` rows for a
+      rewired person); a list of ``dp.polars.Bound`` needs the total bound (``by=[]``) at least
+      that large, and each per-group bound (``by=[...]``, ``per_group`` rows in one group,
+      ``num_groups`` groups) to hold for every person/pair of ``frame`` (times 2 for a replaced
+      unit), which is why ``frame`` is then required;
     * ``frame``: the unit's preconditions (id dtypes, no null endpoint) and the declared
-      ``max_messages``, via :meth:`PrivacyUnit.check`, before any per-group count is read.
-      **Required** for a unit with a declared bound (``max_messages`` set: :func:`person_unit`,
-      the edge units with ``max_messages=M``, :func:`pufferfish_unit`): its ``d_in`` covers one
+      ``max_messages``, via :meth:`~opendp_graph.polars.PrivacyUnit.check`, before any
+      per-group count is read. **Required** for a unit with a declared bound (``max_messages``
+      set: :func:`~opendp_graph.polars.person_unit`, the edge units with ``max_messages=M``,
+      :func:`~opendp_graph.polars.pufferfish_unit`): its ``d_in`` covers one
       unit only on tables within the bound, which OpenDP never checks, so a check without the
       table would pass for a table that breaks the guarantee (``ValueError`` once the metric and
       ``d_in`` are found right). Optional for an identifier unit. A bound verified here holds for
@@ -951,7 +890,7 @@ def check_privacy_unit(privacy_unit: tuple[Any, Any], unit: PrivacyUnit, frame: 
             raise ValueError(f"the bounds {d_in} give no total bound (Bound(per_group=...) with by=[]) for one {what}")
         _check_total(total[0].per_group, unit)
         if grouped:
-            if unit.bound_on == "edge label":
+            if isinstance(unit, PufferfishUnit):
                 raise ValueError(
                     "per-group bounds are not derived for a Pufferfish unit; give the total bound only "
                     "(one secret moves at most the flip bound of rows)"
@@ -984,7 +923,7 @@ def check_privacy_unit(privacy_unit: tuple[Any, Any], unit: PrivacyUnit, frame: 
         _check_total(int(d_in), unit)
     if frame is None:
         if unit.max_messages is not None:
-            if unit.bound_on == "edge label":
+            if isinstance(unit, PufferfishUnit):
                 claim = "on the table being an edge-label table (one row per (edge, label), no duplicates)"
             else:
                 claim = f"on the declared bound max_messages={unit.max_messages} per {unit.bound_on}"
@@ -1000,11 +939,10 @@ def check_privacy_unit(privacy_unit: tuple[Any, Any], unit: PrivacyUnit, frame: 
 def _check_total(d_in: int, unit: PrivacyUnit) -> None:
     if d_in >= unit.per_unit:
         return
-    if unit.unit == "person" and unit.neighbouring == "replace":
+    if isinstance(unit, PersonUnit) and unit.neighbouring == "replace":
         why = f"a rewired person changes up to 2·{unit.max_messages} = {unit.per_unit} rows"
     elif unit.measured_in == "rows":
         why = f"one {unit.unit} changes up to {unit.per_unit} rows"
     else:
         why = f"one {unit.unit} is {unit.per_unit} identifier(s)"
     raise ValueError(f"d_in={d_in} {unit.measured_in} does not cover one {unit.unit}: {why}")
-
