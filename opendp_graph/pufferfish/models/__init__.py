@@ -3,20 +3,26 @@
 A model ``M`` describes a class of attackers ``Θ_M``: for every secret pair "edge ``i`` lacks /
 carries property ``a``", the law of ``f(i, a)``, the number of edges of the closed neighbourhood
 ``N[i]`` that carry ``a`` (the central edge included). Its ``W`` (Song, Wang & Chaudhuri,
-Theorem 3.2) and flip bound calibrate the Pufferfish metric (:mod:`..metric`). Each kind has its
-module; the names are all importable from here and from :mod:`opendp_graph.pufferfish`:
+Theorem 3.2) and flip bound calibrate the Pufferfish metric
+(:mod:`opendp_graph.pufferfish.metric`). Each kind has its module; every name is importable from
+here and from :mod:`opendp_graph.pufferfish`:
 
-* :mod:`.base` — :class:`CorrelationModel`, :class:`WassersteinReport`, :func:`flip_bound`;
-* :mod:`.binomial` — :class:`BinomialModel` (paper §4.3.3, the least informed attacker);
-* :mod:`.global_model` — :class:`GlobalModel` (§4.3.2, one pooled law);
-* :mod:`.conditional` — :class:`ConditionalModel` (§4.3.1, per frequency and size bucket);
-* :mod:`.baselines` — :class:`EdgeLevelModel`, :class:`MarkovQuiltModel` (public structure only);
+* :mod:`~opendp_graph.pufferfish.models.base` — :class:`CorrelationModel`,
+  :class:`WassersteinReport`, :func:`flip_bound`;
+* :mod:`~opendp_graph.pufferfish.models.binomial` — :class:`BinomialModel` (paper §4.3.3, the
+  least informed attacker);
+* :mod:`~opendp_graph.pufferfish.models.global_model` — :class:`GlobalModel` (§4.3.2, one pooled
+  law);
+* :mod:`~opendp_graph.pufferfish.models.conditional` — :class:`ConditionalModel` (§4.3.1, per
+  frequency and size bucket);
+* :mod:`~opendp_graph.pufferfish.models.baselines` — :class:`EdgeLevelModel`,
+  :class:`MarkovQuiltModel` (public structure only);
 * :func:`fit_all` (here) — the three fitted models from one pass over the graph.
 
 The attackers' beliefs, what each model covers, its vocabulary, immutability, and what a fit's
 ``source=`` asserts about the fitting graph (and what the guarantee is when that assertion is
-false) are in :doc:`/guarantees`, *Correlation models: attackers, coverage and data dependence*.
-Each model's docstring keeps its own proofs (``W``, flip bound, coverage).
+false) are documented in :ref:`correlation-models` (``docs/guarantees.md``). Each model's
+docstring keeps its own proofs (``W``, flip bound, coverage) with the paper's references.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from typing import Any
 
 from ...graph import Graph
 from . import base as _base
-from ._validators import check_base, check_graph, check_source
+from . import _validators
 from .base import CorrelationModel, WassersteinReport, _neighbourhood_stats, flip_bound
 from .baselines import EdgeLevelModel, MarkovQuiltModel
 from .binomial import BinomialModel
@@ -46,7 +52,7 @@ __all__ = [
 
 
 def fit_all(graph: Graph, *, base: float = 10.0, source: str = "private", progress: Any = None) -> dict[str, CorrelationModel]:
-    """The three models from one pass of :func:`.._stats.neighbourhood_stats` (shared work):
+    """The three models from one pass of :func:`._stats.neighbourhood_stats` (shared work):
     ``{"Binomial": ..., "Global": ..., "Conditional": ...}``, each equal to its own ``fit`` with
     the same arguments.
 
@@ -68,9 +74,9 @@ def fit_all(graph: Graph, *, base: float = 10.0, source: str = "private", progre
     ``True``/``False`` force it on/off; a callable receives ``(stage, done, total)``
     (:mod:`opendp_graph._progress`).
     """
-    g = check_graph(graph)
-    base = check_base(base)
-    fitted_on, dependent = check_source(source)
+    g = _validators.check_graph(graph)
+    base = _validators.check_base(base)
+    fitted_on, dependent = _validators.check_source(source)
     st = _base._neighbourhood_stats(g, base=base, progress=progress)
     return {
         "Binomial": BinomialModel._from_stats(st, fitted_on, dependent, progress),

@@ -75,7 +75,7 @@ def _bucket_gaps(h0: np.ndarray, h1: np.ndarray, max_n: int) -> tuple[QuantileGa
 
 
 def _bucket_delta(h0: np.ndarray, h1: np.ndarray, max_n: int, delta: float) -> tuple[DeltaBounds, bool]:
-    """:func:`..coupling.delta_bounds` of one bucket (exact: integer histograms). An unobserved
+    """:func:`.coupling.delta_bounds` of one bucket (exact: integer histograms). An unobserved
     bucket keeps its trivial δ = 0 values at every δ < 1: its attacker may hold *any* laws on
     ``[0, N−1]`` and ``[1, N]``, among them the point masses at ``0`` and ``N`` (``d ≡ N``) and
     at ``N − 1`` and ``1`` (``d ≡ 2 − N``), which no coupling brings into a smaller window

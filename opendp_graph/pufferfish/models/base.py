@@ -7,8 +7,7 @@ neighbourhood ``N[i]`` carry ``a``, the central edge included — given either s
 two laws by their quantiles changes the central edge and ``|d − 1|`` neighbours, ``d = f¹ − f⁰``;
 Song, Wang & Chaudhuri's ``W = max(d_max, −d_min)`` (Theorem 3.2) calibrates the noise. The
 attacker class, coverage, vocabularies, immutability and what ``source=`` asserts about the
-fitting graph are documented in :doc:`/guarantees` (*Correlation models: attackers, coverage and
-data dependence*).
+fitting graph are documented in :ref:`correlation-models` (``docs/guarantees.md``).
 
 **Immutability** (one convention with the rest of the package: frozen dataclasses). Every model
 class is a ``@dataclass(frozen=True)`` (:func:`frozen_model`), so assigning or deleting an
@@ -178,8 +177,9 @@ def _refuse_deletion(self: Any, name: str) -> None:
 
 
 def frozen_model(cls: type) -> type:
-    """``@dataclass(frozen=True)`` for a model class (every subclass of :class:`CorrelationModel`
-    is decorated with it, so that none can be mutated through a field it adds).
+    """``@dataclass(frozen=True)`` for a model class: every model class of this package is
+    decorated with it, which declares its fields (:func:`dataclasses.fields`). The refusal is
+    inherited, so a subclass of :class:`CorrelationModel` that is not decorated is frozen too.
 
     The models keep their own constructors (``init=False``: the arguments are checked and
     converted — ``p0`` becomes ``p0_range``, arrays become read-only ``int64`` copies — before the

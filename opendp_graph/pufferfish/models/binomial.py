@@ -1,8 +1,8 @@
 """The Binomial model (paper 001 §4.3.3): the least informed attacker.
 
-Its ``W`` is computed exactly in the binomial tails (:func:`..wasserstein.binomial_gap_range`),
-its δ-relaxation conservatively (:func:`..coupling.binomial_delta_bounds`); a DP fit
-(:meth:`BinomialModel.fit_dp`, :mod:`..dp_fit`) bounds both over a box of parameters. What the
+Its ``W`` is computed exactly in the binomial tails (:func:`.wasserstein.binomial_gap_range`),
+its δ-relaxation conservatively (:func:`.coupling.binomial_delta_bounds`); a DP fit
+(:meth:`BinomialModel.fit_dp`, :mod:`.dp_fit`) bounds both over a box of parameters. What the
 model's attackers believe, and what ``source=`` asserts: :doc:`/guarantees`.
 """
 
@@ -49,7 +49,7 @@ class BinomialModel(CorrelationModel):
 
     Binomial laws have full support, so ``W∞`` — a supremum over *all* quantile levels — is
     decided by tails far below anything a plot shows (probabilities like ``e^(−1000)``); it is
-    computed exactly there anyway (:func:`..wasserstein.binomial_gap_range`, log space). This is
+    computed exactly there anyway (:func:`.wasserstein.binomial_gap_range`, log space). This is
     why the Binomial W exceeds what the CDF plots suggest.
 
     With a DP fit (:meth:`fit_dp`) ``p0`` and ``p1`` are known only to lie in intervals; the
@@ -166,7 +166,7 @@ class BinomialModel(CorrelationModel):
         max_labels_per_edge: int,
         beta: float = 0.05,
     ) -> "BinomialModel":
-        """Fit under ε-DP with its own budget; see :func:`..dp_fit.fit_binomial_dp`."""
+        """Fit under ε-DP with its own budget; see :func:`.dp_fit.fit_binomial_dp`."""
         from ..dp_fit import fit_binomial_dp
 
         return fit_binomial_dp(graph, epsilon, vocabulary=vocabulary, max_labels_per_edge=max_labels_per_edge, beta=beta)
@@ -220,7 +220,7 @@ class BinomialModel(CorrelationModel):
         return WassersteinReport(W, d_min_all, d_max_all, flip_bound(d_min_all, d_max_all), rows, cdfs)
 
     def _report_delta(self, delta: float) -> WassersteinReport:
-        """Every neighbourhood size ``n`` by :func:`..coupling.binomial_delta_bounds`: a
+        """Every neighbourhood size ``n`` by :func:`.coupling.binomial_delta_bounds`: a
         conservative computation (exact rational bounds of the binomial masses, never a float
         rounding in the direction of privacy), so every ``W_δ``/``F_δ`` is at least the true one
         and every window is certified; for a DP fit (``p`` intervals) the bound holds for every

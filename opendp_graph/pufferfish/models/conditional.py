@@ -45,7 +45,7 @@ class ConditionalModel(_EmpiricalModel):
     graph's ``vocabulary``, sorted; part of the fingerprint). Each of them lies in a frequency
     bucket that holds its secrets for every size bucket of the fitting graph, so ``W`` covers it
     on every structure the model :meth:`covers`. A property outside the vocabulary has no bucket
-    and no law: the model says nothing about it, and under :func:`~..metric.pufferfish_distance`
+    and no law: the model says nothing about it, and under :func:`~.metric.pufferfish_distance`
     the label queries do not read it (``label_counts`` refuses a vocabulary with such a property;
     ``label_count_map(vocabulary=None)`` counts only the model's properties). By the model's
     locality assumption the secrets of the other properties then cost nothing: flipping them
@@ -132,7 +132,7 @@ class ConditionalModel(_EmpiricalModel):
     def fit(
         cls, graph: Graph, *, base: float = 10.0, source: str = "private", unobserved: str = "bound", progress: Any = None
     ) -> "ConditionalModel":
-        """Exact per-bucket histograms (see :mod:`.._stats`); ``base`` of the log buckets. The
+        """Exact per-bucket histograms (see :mod:`._stats`); ``base`` of the log buckets. The
         model's :attr:`vocabulary` is ``graph.vocabulary``.
 
         ``unobserved`` says what a bucket whose ``s⁰`` or ``s¹`` side was never observed gets:

@@ -48,7 +48,7 @@ class GlobalModel(_EmpiricalModel):
     @classmethod
     @documents_source
     def fit(cls, graph: Graph, *, source: str = "private", progress: Any = None) -> "GlobalModel":
-        """Exact histograms over all ``E × P`` secrets (see :mod:`.._stats`).
+        """Exact histograms over all ``E × P`` secrets (see :mod:`._stats`).
 
         {source}
 
@@ -99,7 +99,7 @@ class GlobalModel(_EmpiricalModel):
         )
 
     def _report_delta(self, delta: float) -> WassersteinReport:
-        """The one pooled pair at δ, exactly (:func:`..coupling.delta_bounds`). Clipping the
+        """The one pooled pair at δ, exactly (:func:`.coupling.delta_bounds`). Clipping the
         pooled laws to an edge's feasible range maps a coupling to one whose difference lies
         between 1 and the unclipped one (:doc:`/guarantees`), so every window containing 1 —
         ``[2 − F_δ, F_δ]``, and the metric's hull of ``[d_min, d_max]`` with 1 — stays valid
