@@ -280,7 +280,7 @@ def worker_single(cfg: dict) -> dict:
     import scipy.sparse as sp
 
     import opendp_graph as dpg
-    import opendp_graph.pufferfish.models as models_module
+    import opendp_graph.pufferfish.models.base as models_module  # where the fits look up _neighbourhood_stats
 
     dp.enable_features("contrib", "honest-but-curious")
     paths = _paths(cfg["workdir"])

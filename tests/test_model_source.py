@@ -1,5 +1,5 @@
 """``source=`` of the correlation models' fits (issue 16): what the caller asserts, and what the
-model then says (``pufferfish/models.py``, module docstring, *source=*).
+model then says (``docs/guarantees.md``, *Source*).
 
 ``source="private"`` (the default) marks the model data-dependent and its summary warns;
 ``source="public"`` is the caller's unchecked assertion that the fitting graph is public, and the
@@ -9,7 +9,9 @@ else is refused with a ``ValueError`` naming the two allowed values. ``source`` 
 
 from __future__ import annotations
 
+import importlib
 import inspect
+import pkgutil
 
 import pytest
 
@@ -46,18 +48,22 @@ FITTERS = {
 
 
 def test_every_function_taking_source_is_covered_and_documents_it():
-    """Whatever in models.py takes ``source`` is one of FITTERS, keyword-only with default
+    """Whatever in the models package takes ``source`` is one of FITTERS, keyword-only with default
     "private", and its docstring says what the caller asserts and what follows if it is false."""
+    # models is a package, one module per model kind: every public module of it is searched
+    modules = [pm] + [importlib.import_module(info.name) for info in pkgutil.iter_modules(pm.__path__, pm.__name__ + ".")
+                      if not info.name.rpartition(".")[2].startswith("_")]
+    ours = {module.__name__ for module in modules}
     takes_source = {}
-    for name, obj in vars(pm).items():
+    for name, obj in [item for module in modules for item in vars(module).items()]:
         if name.startswith("_"):
             continue
         candidates = [(name, obj)]
-        if inspect.isclass(obj) and obj.__module__ == pm.__name__:
+        if inspect.isclass(obj) and obj.__module__ in ours:
             candidates = [(f"{name}.{attr}", getattr(obj, attr)) for attr in vars(obj)
                           if not attr.startswith("_") and callable(getattr(obj, attr, None))]
         for qual, fn in candidates:
-            if not callable(fn) or getattr(fn, "__module__", None) != pm.__name__:
+            if not callable(fn) or getattr(fn, "__module__", None) not in ours:
                 continue
             try:
                 params = inspect.signature(fn).parameters

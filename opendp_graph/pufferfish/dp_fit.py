@@ -47,12 +47,12 @@ import numpy as np
 import opendp.prelude as dp
 import scipy.sparse as sp
 
-from ..core._checks import positive_integer, property_names
+from ..core._checks import not_a_graph, positive_integer, property_names
 from ..core.domains import graph_domain
 from ..core.graph import Graph
 from ..core.metrics import edge_label_distance, integer_d_in
 from ..transformations.labels import selected_labels
-from .models import BinomialModel, _not_a_graph
+from .models import BinomialModel
 
 __all__ = ["fit_binomial_dp", "binomial_statistics", "make_binomial_statistics"]
 
@@ -94,7 +94,7 @@ def make_binomial_statistics(structure: Graph, max_labels_per_edge: int, vocabul
     ``structure`` (others are rejected with an error that depends only on the structure)."""
     dp.assert_features("contrib", "honest-but-curious")
     if not isinstance(structure, Graph):
-        raise TypeError(_not_a_graph(structure))
+        raise TypeError(not_a_graph(structure))
     c = positive_integer("max_labels_per_edge", max_labels_per_edge)
     vocab = _check_vocabulary(vocabulary)
     keys = structure.edge_keys.copy()
@@ -141,7 +141,7 @@ def fit_binomial_dp(
     """
     dp.assert_features("contrib", "honest-but-curious")
     if not isinstance(graph, Graph):
-        raise TypeError(_not_a_graph(graph))
+        raise TypeError(not_a_graph(graph))
     if not graph.is_labeled:
         raise TypeError("graph must be a labeled opendp_graph.Graph")
     if isinstance(epsilon, bool) or not isinstance(epsilon, Real) or not math.isfinite(epsilon) or epsilon <= 0:
