@@ -48,6 +48,6 @@ from .models import (
     flip_bound,
 )
 from .metric import PufferfishDistance, make_pufferfish_approximate, pufferfish_distance
-from .dp_fit import fit_binomial_dp
+from .models.binomial import fit_binomial_dp
 
 __all__: list[str] = ["pufferfish_distance", "PufferfishDistance"]

@@ -52,9 +52,8 @@ from ..core.domains import graph_domain
 from ..core.graph import Graph
 from ..core.metrics import edge_label_distance, integer_d_in
 from ..transformations.labels import selected_labels
-from .models import BinomialModel
 
-__all__ = ["fit_binomial_dp", "binomial_statistics", "make_binomial_statistics"]
+__all__ = ["binomial_parameters_dp", "binomial_statistics", "make_binomial_statistics"]
 
 
 def _truncated(graph: Graph, c: int, vocabulary: tuple[str, ...]) -> sp.csr_array:
@@ -121,23 +120,26 @@ def make_binomial_statistics(structure: Graph, max_labels_per_edge: int, vocabul
     )
 
 
-def fit_binomial_dp(
+def binomial_parameters_dp(
     graph: Graph,
     epsilon: float,
     *,
     vocabulary: Any,
     max_labels_per_edge: int,
     beta: float = 0.05,
-) -> BinomialModel:
-    """Fit the Binomial model under ``epsilon``-DP (edge-label distance, one edge's labels).
+) -> tuple[tuple[float, float], tuple[float, float], Any, dict[str, Any]]:
+    """The Binomial model's parameters fitted under ``epsilon``-DP (edge-label distance, one
+    edge's labels): ``(p0_range, p1_range, neighbour_counts, options)``, the arguments of
+    :class:`~.models.BinomialModel` (``options`` its keyword arguments). Use
+    :meth:`BinomialModel.fit_dp <.models.BinomialModel.fit_dp>` (or ``fit_binomial_dp``), which
+    builds the model from them; this module's docstring proves the privacy of the fit and the
+    conservative ``W``.
 
     :param graph: the private labelled graph (its structure is public).
     :param epsilon: the fit's own privacy budget (added to whatever the release spends).
     :param vocabulary: the public properties the model (and the release) are about.
     :param max_labels_per_edge: ``c``, as in the release; the model describes the truncated labelling.
     :param beta: failure probability of the conservative bound.
-    :returns: a :class:`BinomialModel` with interval parameters; ``fit_details`` holds the
-        measurement, the noisy statistics, the scale and the tail bound.
     """
     dp.assert_features("contrib", "honest-but-curious")
     if not isinstance(graph, Graph):
@@ -170,17 +172,14 @@ def fit_binomial_dp(
 
     p1 = ratio(a_lo, a_hi, b_lo, b_hi)
     p0 = ratio(b_lo - a_hi, b_hi - a_lo, total - b_hi, total - b_lo)
-    return BinomialModel(
-        p0,
-        p1,
-        nb if nb.size else [0],
-        fitted_on=(
+    options = {
+        "fitted_on": (
             f"the private graph under {epsilon:g}-DP (edge-label distance: one edge's labels, truncated to "
             f"c={int(max_labels_per_edge)}); W bounds the exact fit's W with probability >= {1 - beta:g}"
         ),
-        data_dependent=False,
-        provenance="dp",
-        fit_details={
+        "data_dependent": False,
+        "provenance": "dp",
+        "fit_details": {
             "epsilon": float(epsilon),
             "beta": float(beta),
             "scale": scale,
@@ -190,4 +189,5 @@ def fit_binomial_dp(
             "measurement": meas,
             "sensitivity": sensitivity,
         },
-    )
+    }
+    return p0, p1, nb if nb.size else [0], options

@@ -20,6 +20,7 @@ from ...core._progress import check_progress, resolve_progress
 from ...core.graph import Graph
 from .._stats import NeighbourhoodStats
 from ..coupling import binomial_delta_bounds
+from ..dp_fit import binomial_parameters_dp
 from ..wasserstein import binomial_gap_range
 from . import base as _base
 from ._validators import (
@@ -34,7 +35,7 @@ from ._validators import (
 )
 from .base import CorrelationModel, WassersteinReport, _delta_columns, _Hull, flip_bound, frozen_model
 
-__all__ = ["BinomialModel"]
+__all__ = ["BinomialModel", "fit_binomial_dp"]
 
 
 @frozen_model
@@ -166,10 +167,21 @@ class BinomialModel(CorrelationModel):
         max_labels_per_edge: int,
         beta: float = 0.05,
     ) -> "BinomialModel":
-        """Fit under ε-DP with its own budget; see :func:`.dp_fit.fit_binomial_dp`."""
-        from ..dp_fit import fit_binomial_dp
+        """Fit the Binomial model under ``epsilon``-DP (edge-label distance, one edge's labels);
+        the proof of the fit's privacy and of its conservative ``W`` is in :mod:`..dp_fit`.
 
-        return fit_binomial_dp(graph, epsilon, vocabulary=vocabulary, max_labels_per_edge=max_labels_per_edge, beta=beta)
+        :param graph: the private labelled graph (its structure is public).
+        :param epsilon: the fit's own privacy budget (added to whatever the release spends).
+        :param vocabulary: the public properties the model (and the release) are about.
+        :param max_labels_per_edge: ``c``, as in the release; the model describes the truncated labelling.
+        :param beta: failure probability of the conservative bound.
+        :returns: a :class:`BinomialModel` with interval parameters; ``fit_details`` holds the
+            measurement, the noisy statistics, the scale and the tail bound.
+        """
+        p0, p1, neighbour_counts, options = binomial_parameters_dp(
+            graph, epsilon, vocabulary=vocabulary, max_labels_per_edge=max_labels_per_edge, beta=beta
+        )
+        return cls(p0, p1, neighbour_counts, **options)
 
     def covers(self, graph: Graph) -> bool:
         """True iff every edge's number of adjacent edges is in ``neighbour_counts``: the law of
@@ -248,3 +260,15 @@ class BinomialModel(CorrelationModel):
             return f"p0={self.p0:.6g}, p1={self.p1:.6g}, max_neighbours={int(self.neighbour_counts.max())}"
         return f"p0_range={self.p0_range}, p1_range={self.p1_range}, max_neighbours={int(self.neighbour_counts.max())}"
 
+
+def fit_binomial_dp(
+    graph: Graph,
+    epsilon: float,
+    *,
+    vocabulary: Any,
+    max_labels_per_edge: int,
+    beta: float = 0.05,
+) -> BinomialModel:
+    """:meth:`BinomialModel.fit_dp` as a function: the Binomial model fitted under
+    ``epsilon``-DP with its own budget (proofs in :mod:`opendp_graph.pufferfish.dp_fit`)."""
+    return BinomialModel.fit_dp(graph, epsilon, vocabulary=vocabulary, max_labels_per_edge=max_labels_per_edge, beta=beta)
