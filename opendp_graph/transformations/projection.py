@@ -50,6 +50,19 @@ def _splitmix64(z: np.ndarray) -> np.ndarray:
         return z ^ (z >> np.uint64(31))
 
 
+def _builtin(node_id):
+    """The built-in value an id of a subclass or a NumPy scalar type equals: ``np.str_`` (any
+    ``str`` subclass) as its ``str``, ``np.bytes_`` (any ``bytes`` subclass) as its ``bytes``,
+    ``np.bool_`` as its ``bool``; any other id unchanged."""
+    if isinstance(node_id, str):
+        return node_id if type(node_id) is str else "".join((node_id,))
+    if isinstance(node_id, bytes):
+        return node_id if type(node_id) is bytes else b"".join((node_id,))
+    if isinstance(node_id, np.bool_):
+        return bool(node_id)
+    return node_id
+
+
 def _exact_number(node_id):
     """The exact value of a numeric id as a ``Fraction`` (a complex id with no imaginary part
     counts as its real part), or ``None``: not a number, a complex number off the real line, or
@@ -69,12 +82,17 @@ def _exact_number(node_id):
 
 def _canonical(node_id) -> str:
     """A text that two ids share exactly when Python finds them equal (for numbers of any type,
-    strings, bytes and tuples of these): the metrics match nodes by ``==``, so ``1``, ``1.0``,
-    ``Fraction(1)`` and ``Decimal("1")`` are one node and must get one code."""
+    strings, bytes, and tuples and frozensets of these, NumPy scalars included): the metrics match
+    nodes by ``==`` (and hash), so ``1``, ``1.0``, ``True``, ``np.int64(1)``, ``np.True_``,
+    ``Fraction(1)`` and ``Decimal("1")`` are one node, and so are ``"a"`` and ``np.str_("a")``:
+    each group must get one code."""
+    node_id = _builtin(node_id)
     if isinstance(node_id, (str, bytes)):
         return ("s" if isinstance(node_id, str) else "b") + repr(node_id)
     if isinstance(node_id, tuple):
         return "t(" + ",".join(_canonical(x) for x in node_id) + ")"
+    if isinstance(node_id, frozenset):  # by its members' texts in sorted order (a set's repr follows its hash table)
+        return "z{" + ",".join(sorted(_canonical(x) for x in node_id)) + "}"
     exact = _exact_number(node_id)
     if exact is not None:
         return f"q{exact.numerator}/{exact.denominator}"
@@ -87,12 +105,13 @@ def _canonical(node_id) -> str:
 
 def _id_code(node_id) -> int:
     """A 64-bit code of one public node id, a function of the id's equality class alone: an id
-    equal to an integer in the int64 range (``3``, ``3.0``, ``np.int32(3)``, ``Fraction(3)``)
-    is that integer (two's complement), anything else a BLAKE2b digest of :func:`_canonical`
-    (numbers by their exact value, so equal ids of different numeric types share it). Ids of
-    other types are coded by type and ``repr``: two such ids that compare equal must be of one
-    type with one ``repr``."""
-    if isinstance(node_id, (int, np.integer)):
+    equal to an integer in the int64 range (``3``, ``3.0``, ``np.int32(3)``, ``Fraction(3)``;
+    ``True``/``np.True_`` is ``1``) is that integer (two's complement), anything else a BLAKE2b
+    digest of :func:`_canonical` (numbers by their exact value, so equal ids of different numeric
+    types share it; ``str``/``bytes`` subclasses such as ``np.str_`` by their ``str``/``bytes``
+    value). Ids of other types are coded by type and ``repr``: two such ids that compare equal
+    must be of one type with one ``repr``."""
+    if isinstance(node_id, (int, np.integer, np.bool_)):
         value = int(node_id)
     else:
         exact = _exact_number(node_id)
@@ -103,7 +122,8 @@ def _id_code(node_id) -> int:
 
 
 def node_codes(graph: Graph) -> np.ndarray:
-    """Each node's 64-bit id code (``0..n−1`` for a graph without ``node_ids``)."""
+    """Each node's 64-bit id code (``0..n−1`` for a graph without ``node_ids``): :func:`_id_code`,
+    one code for ids equal under ``==`` whatever their type (``"a"`` and ``np.str_("a")``)."""
     if graph.node_ids is None:
         return np.arange(graph.num_nodes, dtype=np.uint64)
     return np.fromiter((_id_code(x) for x in graph.node_ids), dtype=np.uint64, count=graph.num_nodes)
