@@ -50,6 +50,19 @@ def _splitmix64(z: np.ndarray) -> np.ndarray:
         return z ^ (z >> np.uint64(31))
 
 
+def _builtin(node_id):
+    """The built-in value an id of a subclass or a NumPy scalar type equals: ``np.str_`` (any
+    ``str`` subclass) as its ``str``, ``np.bytes_`` (any ``bytes`` subclass) as its ``bytes``,
+    ``np.bool_`` as its ``bool``; any other id unchanged."""
+    if isinstance(node_id, str):
+        return node_id if type(node_id) is str else "".join((node_id,))
+    if isinstance(node_id, bytes):
+        return node_id if type(node_id) is bytes else b"".join((node_id,))
+    if isinstance(node_id, np.bool_):
+        return bool(node_id)
+    return node_id
+
+
 def _exact_number(node_id):
     """The exact value of a numeric id as a ``Fraction`` (a complex id with no imaginary part
     counts as its real part), or ``None``: not a number, a complex number off the real line, or
@@ -69,12 +82,17 @@ def _exact_number(node_id):
 
 def _canonical(node_id) -> str:
     """A text that two ids share exactly when Python finds them equal (for numbers of any type,
-    strings, bytes and tuples of these): the metrics match nodes by ``==``, so ``1``, ``1.0``,
-    ``Fraction(1)`` and ``Decimal("1")`` are one node and must get one code."""
+    strings, bytes, and tuples and frozensets of these, NumPy scalars included): the metrics match
+    nodes by ``==`` (and hash), so ``1``, ``1.0``, ``True``, ``np.int64(1)``, ``np.True_``,
+    ``Fraction(1)`` and ``Decimal("1")`` are one node, and so are ``"a"`` and ``np.str_("a")``:
+    each group must get one code."""
+    node_id = _builtin(node_id)
     if isinstance(node_id, (str, bytes)):
         return ("s" if isinstance(node_id, str) else "b") + repr(node_id)
     if isinstance(node_id, tuple):
         return "t(" + ",".join(_canonical(x) for x in node_id) + ")"
+    if isinstance(node_id, frozenset):  # by its members' texts in sorted order (a set's repr follows its hash table)
+        return "z{" + ",".join(sorted(_canonical(x) for x in node_id)) + "}"
     exact = _exact_number(node_id)
     if exact is not None:
         return f"q{exact.numerator}/{exact.denominator}"
@@ -87,12 +105,13 @@ def _canonical(node_id) -> str:
 
 def _id_code(node_id) -> int:
     """A 64-bit code of one public node id, a function of the id's equality class alone: an id
-    equal to an integer in the int64 range (``3``, ``3.0``, ``np.int32(3)``, ``Fraction(3)``)
-    is that integer (two's complement), anything else a BLAKE2b digest of :func:`_canonical`
-    (numbers by their exact value, so equal ids of different numeric types share it). Ids of
-    other types are coded by type and ``repr``: two such ids that compare equal must be of one
-    type with one ``repr``."""
-    if isinstance(node_id, (int, np.integer)):
+    equal to an integer in the int64 range (``3``, ``3.0``, ``np.int32(3)``, ``Fraction(3)``;
+    ``True``/``np.True_`` is ``1``) is that integer (two's complement), anything else a BLAKE2b
+    digest of :func:`_canonical` (numbers by their exact value, so equal ids of different numeric
+    types share it; ``str``/``bytes`` subclasses such as ``np.str_`` by their ``str``/``bytes``
+    value). Ids of other types are coded by type and ``repr``: two such ids that compare equal
+    must be of one type with one ``repr``."""
+    if isinstance(node_id, (int, np.integer, np.bool_)):
         value = int(node_id)
     else:
         exact = _exact_number(node_id)
@@ -103,27 +122,59 @@ def _id_code(node_id) -> int:
 
 
 def node_codes(graph: Graph) -> np.ndarray:
-    """Each node's 64-bit id code (``0..n−1`` for a graph without ``node_ids``)."""
+    """Each node's 64-bit id code (``0..n−1`` for a graph without ``node_ids``): :func:`_id_code`,
+    one code for ids equal under ``==`` whatever their type (``"a"`` and ``np.str_("a")``)."""
     if graph.node_ids is None:
         return np.arange(graph.num_nodes, dtype=np.uint64)
     return np.fromiter((_id_code(x) for x in graph.node_ids), dtype=np.uint64, count=graph.num_nodes)
+
+
+def _tie_ranks(graph: Graph, codes: np.ndarray) -> np.ndarray | None:
+    """``None`` when no two nodes share a code (the common case: only a sort of the codes is
+    spent); else each node's rank by :func:`_canonical` text among the nodes whose code another
+    node shares (``1, 2, …``; equal texts one rank), ``0`` for the others. Two nodes of one code
+    thus compare by their texts, a function of the two ids alone."""
+    if graph.node_ids is None or len(codes) < 2:  # codes 0..n−1 are distinct
+        return None
+    ordered = np.sort(codes)
+    repeated = ordered[1:][ordered[1:] == ordered[:-1]]
+    if len(repeated) == 0:
+        return None
+    colliding = np.flatnonzero(np.isin(codes, repeated)).tolist()
+    texts = {i: _canonical(graph.node_ids[i]) for i in colliding}
+    rank = {text: r for r, text in enumerate(sorted(set(texts.values())), start=1)}
+    ranks = np.zeros(len(codes), dtype=np.int64)
+    ranks[colliding] = [rank[texts[i]] for i in colliding]
+    return ranks
 
 
 def edge_order(graph: Graph) -> np.ndarray:
     """Positions of ``graph``'s edges in the public scanning order.
 
     The order ranks every *possible* pair of node ids ``{x, y}`` by a fixed 64-bit mix
-    (SplitMix64) of the pair's id codes (:func:`node_codes`), ties broken by the codes: it depends
-    on the pair of ids only, never on which other nodes or edges exist (so a graph with one more
-    node scans the other graph's edges in the same relative order, which the projection's
-    guarantee under node insertion needs), and it behaves like a public random permutation (low
-    ids are not favoured). For a graph without ``node_ids`` the codes are the indices.
+    (SplitMix64) of the pair's id codes (:func:`node_codes`), ties broken by the codes (lower code
+    first, then higher), and, where two ids' 64-bit codes collide (an integer id equal to another
+    id's digest, or two digests alike), by the ids' :func:`_canonical` texts: each node's key is
+    ``(code, text)``, each pair's ends are ordered by it, and pairs are sorted by ``(mix, lower
+    key, higher key)``. So it depends on the pair of ids only (ids equal under ``==`` are one id
+    with one code and one text), never on the nodes' positions or on which other nodes or edges
+    exist: a graph with one more node scans the other graph's edges in the same relative order,
+    which the projection's guarantee under node insertion needs. It behaves like a public random
+    permutation (low ids are not favoured). For a graph without ``node_ids`` the codes are the
+    indices. Ids that are unequal yet share their text (two nan objects, objects of one type with
+    one ``repr``) stay tied and keep their position order.
     """
     codes = node_codes(graph)
     a, b = codes[graph.src], codes[graph.dst]
-    lo, hi = np.minimum(a, b), np.maximum(a, b)
-    z = _splitmix64((lo << np.uint64(32)) ^ hi)
-    return np.lexsort((hi, lo, z))
+    ranks = _tie_ranks(graph, codes)
+    if ranks is None:  # every key is its code
+        lo, hi = np.minimum(a, b), np.maximum(a, b)
+        return np.lexsort((hi, lo, _splitmix64((lo << np.uint64(32)) ^ hi)))
+    ra, rb = ranks[graph.src], ranks[graph.dst]
+    swap = (a > b) | ((a == b) & (ra > rb))
+    lo, hi = np.where(swap, b, a), np.where(swap, a, b)
+    rank_lo, rank_hi = np.where(swap, rb, ra), np.where(swap, ra, rb)
+    return np.lexsort((rank_hi, hi, rank_lo, lo, _splitmix64((lo << np.uint64(32)) ^ hi)))
 
 
 def degree_projection(graph: Graph, max_degree: int) -> Graph:
@@ -176,10 +227,12 @@ def make_degree_projection(input_domain: dp.Domain, input_metric: dp.Metric, max
     This is the bounded (rewiring) analogue of Day, Li & Lyu's result for node insertion.
 
     * node-insertion distance (add/remove a node; output: padded degree distance ``K``):
-      ``(K + 1)·d``. *Proof.* Let ``g1 = g0 + v``. The scanning order depends on id pairs only,
-      so the scan of ``g1`` meets ``g0``'s edges in ``g0``'s order, and the potential argument
-      above with ``S = {v}`` (``v`` isolated in ``g0``) gives ``Σ_{w ≠ v} |δ(w)| ≤ k_v``, ``k_v ≤ K``
-      the kept degree of ``v`` in ``P(g1)``. ``v`` is absent from ``P(g0)``: it costs
+      ``(K + 1)·d``. *Proof.* Let ``g1 = g0 + v``. The scanning order depends on id pairs only
+      (:func:`edge_order`: ids equal under ``==`` share one code, whatever their type, and
+      colliding codes are ordered by the ids' text, never by node position, which the metric
+      does not see), so the scan of ``g1`` meets ``g0``'s edges in ``g0``'s order, and the
+      potential argument above with ``S = {v}`` (``v`` isolated in ``g0``) gives
+      ``Σ_{w ≠ v} |δ(w)| ≤ k_v``, ``k_v ≤ K`` the kept degree of ``v`` in ``P(g1)``. ``v`` is absent from ``P(g0)``: it costs
       ``K + 1 − k_v`` in the padded distance, in all ``≤ K + 1``. ``d`` insertions and deletions
       chain through induced subgraphs of the two graphs (in the domain). Tight (``v`` joined to
       ``K`` isolated nodes: ``K`` degrees move by one, and ``v`` costs one). Chained with
