@@ -14,8 +14,8 @@ import opendp.prelude as dp
 import pytest
 
 import opendp_graph as dpg
-from opendp_graph.metrics import NodeDistance, NodeInsertionDistance, PaddedDegreeDistance
-from opendp_graph.testing import all_graphs, check_stability, l1, node_rewirings
+from opendp_graph.core.metrics import NodeDistance, NodeInsertionDistance, PaddedDegreeDistance
+from opendp_graph.verify.testing import all_graphs, check_stability, l1, node_rewirings
 from opendp_graph.transformations.projection import _id_code, _splitmix64, degree_projection, edge_order, node_codes
 
 
