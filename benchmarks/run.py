@@ -54,7 +54,6 @@ import sys
 import time
 from pathlib import Path
 from typing import Any, Callable
-from unittest import mock
 
 REPO = Path(__file__).resolve().parents[1]
 GROUPS = ("enron", "deezer", "synthetic_fit", "synthetic_10m", "speedup")
@@ -559,9 +558,6 @@ def _speedup_skewed(cfg: dict, pf) -> list[dict]:
     per_edge, agree_edge, w_edge = baseline(edge_counter_global_model)
     fast = measure(lambda gg: pf.GlobalModel.fit(gg).wasserstein(), cfg["fast_repeats"], prepare=lambda: _fresh(g))
     fast["result"] = None
-    with mock.patch.dict(os.environ, {"OPENDP_GRAPH_ENGINE": "numpy"}):  # the NumPy passes, for reference
-        numpy_fast = measure(lambda gg: pf.GlobalModel.fit(gg).wasserstein(), cfg["fast_repeats"], prepare=lambda: _fresh(g))
-    numpy_fast["result"] = None
     per_node, agree_node, w_node = baseline(counter_global_model)
     ratio = per_edge["median_s"] / fast["median_s"]
     reference = per_node["median_s"] / fast["median_s"]
@@ -587,7 +583,6 @@ def _speedup_skewed(cfg: dict, pf) -> list[dict]:
             "met": ratio >= 100.0 and agree_edge,
             "agree": agree_edge,
         },
-        _case("speedup", "numpy_global_skewed", "GlobalModel.fit + W, the NumPy passes (OPENDP_GRAPH_ENGINE=numpy; reference)", size, None, numpy_fast),
         _case("speedup", "node_counter_global_skewed", "per-node Counter NetworkX Global model + W (reference: a stronger algorithm)", size, None, per_node, W=w_node),
         {
             "group": "speedup",

@@ -202,15 +202,11 @@ def test_label_matrix_is_stored_with_32_bit_indices_when_they_fit():
 
 
 @pytest.mark.parametrize("seed", range(25))
-def test_from_arrays_compiled_build_equals_numpy_build(seed, monkeypatch):
+def test_from_arrays_compiled_build_equals_the_scipy_build(seed):
     """The compiled label build of ``Graph.from_arrays`` (counting sort by canonical edge, rows
-    sorted, repeats dropped) gives exactly SciPy's: duplicate and reversed edges with their
-    labels united, repeated and explicitly zero entries, unused columns, int32 or int64 COO
-    indices; and both equal the graph built from Python label sets."""
-    from opendp_graph.core import _engine
-
-    if _engine.numba_jit() is None:
-        pytest.skip("the compiled path needs Numba")
+    sorted, repeats dropped) gives exactly SciPy's COO → CSR conversion of the same labels:
+    duplicate and reversed edges with their labels united, repeated and explicitly zero entries,
+    unused columns, int32 or int64 COO indices; and equals the graph built from Python label sets."""
     rng = np.random.default_rng(seed)
     n, m, P = int(rng.integers(2, 25)), int(rng.integers(1, 150)), int(rng.integers(1, 60))
     src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
@@ -226,13 +222,16 @@ def test_from_arrays_compiled_build_equals_numpy_build(seed, monkeypatch):
     index = rng.choice([np.int32, np.int64])
     coo = sp.coo_array((data, (rows.astype(index), cols.astype(index))), shape=(src.size, P))
     vocab = [f"w{j:02d}" for j in rng.permutation(P)]
-    built = {}
-    for engine in ("compiled", "numpy"):
-        monkeypatch.setenv("OPENDP_GRAPH_ENGINE", engine)
-        built[engine] = Graph.from_arrays(src, dst, n, label_matrix=coo, vocabulary=vocab)
-    a, b = built["compiled"], built["numpy"]
-    assert a == b
-    assert np.array_equal(a.labels.indptr, b.labels.indptr) and np.array_equal(a.labels.indices, b.labels.indices)
+    a = Graph.from_arrays(src, dst, n, label_matrix=coo, vocabulary=vocab)
+    # the reference: SciPy's COO → CSR of the labels, each input edge at its canonical edge and
+    # each column at its word's rank, repeats summed away
+    edge_of = {pair: i for i, pair in enumerate(zip(a.src.tolist(), a.dst.tolist()))}
+    inverse = np.array([edge_of[min(x, y), max(x, y)] for x, y in zip(src.tolist(), dst.tolist())], dtype=np.int64)
+    rank = np.argsort(np.argsort(np.asarray(vocab, dtype=object)))
+    keep = coo.data != 0
+    b = sp.csr_array((np.ones(int(keep.sum()), dtype=bool), (inverse[coo.row[keep]], rank[coo.col[keep]])), shape=a.labels.shape)
+    b.sum_duplicates()
+    assert np.array_equal(a.labels.indptr, b.indptr) and np.array_equal(a.labels.indices, b.indices)
     assert a.labels.has_sorted_indices and a.labels.data.all()
     sets = [set() for _ in range(src.size)]
     for r, c, d in zip(rows.tolist(), cols.tolist(), data.tolist()):
@@ -243,16 +242,14 @@ def test_from_arrays_compiled_build_equals_numpy_build(seed, monkeypatch):
 
 
 @pytest.mark.parametrize("seed", range(30))
-def test_compiled_canonical_edges_equal_the_sort_of_the_keys(seed, monkeypatch):
+def test_compiled_canonical_edges_equal_the_sort_of_the_keys(seed):
     """Issue 18: the compiled edge build (counting sort by the smaller endpoint, each node's run
-    sorted, repeats merged) gives exactly the sort of the keys ``min·n + max``: same edges, same
-    position of every input edge, for int32, int64 and mixed inputs, hubs whose runs take the
-    library sort (> 16 edges), repeated and reversed edges, and no edge at all."""
-    from opendp_graph.core import _engine
-    from opendp_graph.core.graph import _canonical_edges
+    sorted, repeats merged) gives exactly the sort of the keys ``min·n + max`` (the build of
+    graphs of mostly isolated nodes): same edges, same position of every input edge, for int32,
+    int64 and mixed inputs, hubs whose runs take the library sort (> 16 edges), repeated and
+    reversed edges, and no edge at all."""
+    from opendp_graph.core.graph import _canonical_edges, _canonical_edges_by_sort
 
-    if _engine.numba_jit() is None:
-        pytest.skip("the compiled path needs Numba")
     rng = np.random.default_rng(seed)
     n = int(rng.integers(2, 80))
     m = int(rng.integers(0, 600)) if seed else 0
@@ -263,11 +260,8 @@ def test_compiled_canonical_edges_equal_the_sort_of_the_keys(seed, monkeypatch):
     u, v = u[keep], v[keep]
     u = u.astype([np.int32, np.int64][seed % 2])
     v = v.astype([np.int32, np.int64][(seed // 2) % 2])
-    built = {}
-    for engine in ("compiled", "numpy"):
-        monkeypatch.setenv("OPENDP_GRAPH_ENGINE", engine)
-        built[engine] = _canonical_edges(u, v, n)
-    (src, dst, inverse), (src0, dst0, inverse0) = built["compiled"], built["numpy"]
+    assert n <= 2 * u.size + 1024  # the compiled build, not the sort
+    (src, dst, inverse), (src0, dst0, inverse0) = _canonical_edges(u, v, n), _canonical_edges_by_sort(u, v, n)
     assert src.dtype == dst.dtype == np.int64
     assert np.array_equal(src, src0) and np.array_equal(dst, dst0) and np.array_equal(inverse, inverse0)
     pairs = sorted({(min(a, b), max(a, b)) for a, b in zip(u.tolist(), v.tolist())})
@@ -275,10 +269,9 @@ def test_compiled_canonical_edges_equal_the_sort_of_the_keys(seed, monkeypatch):
     assert all(pairs[inverse[i]] == (min(a, b), max(a, b)) for i, (a, b) in enumerate(zip(u.tolist(), v.tolist())))
 
 
-def test_builds_agree_across_engines_and_input_widths(monkeypatch):
-    """from_edges (with label lists) and from_arrays give the same graph from int32 and int64
-    endpoints under both engines; the sparse-node case (isolated nodes outnumber the edges) takes
-    the sort path and agrees too."""
+def test_builds_agree_across_input_widths():
+    """from_edges (with label lists) gives the same graph from int32 and int64 endpoints; the
+    sparse-node case (isolated nodes outnumber the edges) takes the sort path and agrees too."""
     rng = np.random.default_rng(7)
     n, m = 300, 2000
     u, v = rng.integers(0, n, m), rng.integers(0, n, m)
@@ -287,19 +280,11 @@ def test_builds_agree_across_engines_and_input_widths(monkeypatch):
     words = [f"w{i}" for i in range(12)]
     lists = [list(rng.choice(words, int(rng.integers(0, 4)))) for _ in range(u.size)]
     graphs = []
-    for engine in ("compiled", "numpy"):
-        monkeypatch.setenv("OPENDP_GRAPH_ENGINE", engine if _engine_available() or engine == "numpy" else "numpy")
-        for width in (np.int32, np.int64):
-            graphs.append(Graph.from_edges(u.astype(width), v.astype(width), n, labels=lists))
-            graphs.append(Graph.from_edges(u.astype(width), v.astype(width), 10**7, labels=lists))
+    for width in (np.int32, np.int64):
+        graphs.append(Graph.from_edges(u.astype(width), v.astype(width), n, labels=lists))
+        graphs.append(Graph.from_edges(u.astype(width), v.astype(width), 10**7, labels=lists))
     assert all(g == graphs[0] or g.num_nodes == 10**7 for g in graphs)
     assert all(g.edges.tolist() == graphs[0].edges.tolist() and g.label_sets() == graphs[0].label_sets() for g in graphs)
-
-
-def _engine_available() -> bool:
-    from opendp_graph.core import _engine
-
-    return _engine.numba_jit() is not None
 
 
 def test_32_bit_endpoints_are_read_without_a_64_bit_copy():

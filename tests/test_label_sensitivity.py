@@ -562,15 +562,12 @@ def test_random_coupled_flips(triple, c, d_range):
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_label_counts_compiled_equal_numpy(seed, monkeypatch):
-    """The compiled count of each edge's first ``c`` labels (``selected_label_counts``) equals the
-    NumPy one (a ``bincount`` of ``selected_labels``): whole vocabulary or a permuted one with
-    words the graph lacks and graph words it lacks, every cap, edges with many labels."""
-    from opendp_graph.core import _engine
+def test_compiled_label_counts_equal_a_bincount_of_the_selection(seed):
+    """The compiled count of each edge's first ``c`` labels (``selected_label_counts``) equals a
+    ``bincount`` of ``selected_labels``: whole vocabulary or a permuted one with words the graph
+    lacks and graph words it lacks, every cap, edges with many labels."""
     from opendp_graph.transformations.labels import selected_label_counts, selected_labels
 
-    if _engine.numba_jit() is None:
-        pytest.skip("the compiled path needs Numba")
     rng = np.random.default_rng(seed)
     words = [f"w{i:03d}" for i in range(int(rng.integers(1, 40)))]
     n, m = int(rng.integers(2, 30)), int(rng.integers(1, 120))
@@ -586,24 +583,15 @@ def test_label_counts_compiled_equal_numpy(seed, monkeypatch):
         for cap in (None, 1, 2, 5):
             _, ranks = selected_labels(g, cap, vocabulary)
             expected = np.bincount(ranks, minlength=len(names))
-            monkeypatch.setenv("OPENDP_GRAPH_ENGINE", "compiled")
             got = selected_label_counts(g, cap, vocabulary)
-            monkeypatch.setenv("OPENDP_GRAPH_ENGINE", "numpy")
-            assert np.array_equal(got, expected) and np.array_equal(selected_label_counts(g, cap, vocabulary), expected)
-            monkeypatch.delenv("OPENDP_GRAPH_ENGINE")
+            assert np.array_equal(got, expected)
             assert label_counts(g, cap, names) == expected.tolist()
 
 
-@pytest.mark.parametrize("engine", ["compiled", "numpy"])
-def test_label_counts_refuse_what_the_constructors_refuse(engine, monkeypatch):
+def test_label_counts_refuse_what_the_constructors_refuse():
     """Called directly, the counting helpers check their arguments like ``make_label_counts``:
-    both implementations refuse a repeated vocabulary word and a cap that is not a positive
-    integer (a red team found the two counting such inputs differently)."""
-    monkeypatch.setenv("OPENDP_GRAPH_ENGINE", engine)
-    from opendp_graph.core import _engine
-
-    if engine == "compiled" and _engine.numba_jit() is None:
-        pytest.skip("the compiled path needs Numba")
+    they refuse a repeated vocabulary word and a cap that is not a positive integer (a red team
+    found the compiled count and a ``bincount`` counting such inputs differently)."""
     g = dpg.Graph.from_edges([0, 1], [1, 2], labels=[["a", "b"], ["a"]])
     with pytest.raises(ValueError, match="duplicate"):
         label_counts(g, None, ["a", "a", "b"])

@@ -31,16 +31,9 @@ def stages(calls):
 
 
 @pytest.mark.parametrize("threads", [1, 3], ids=["one-thread", "three-threads"])
-@pytest.mark.parametrize("share", [0.0, 1e18, 0.5, None], ids=["sparse", "per-property", "mixed", "compiled"])
-def test_callback_sees_every_stage_from_zero_to_total(graph, share, threads, monkeypatch):
-    if share is None:  # the compiled passes, in runs of one node's work
-        pytest.importorskip("numba", reason="the compiled engine needs Numba")
-        monkeypatch.setattr("opendp_graph.pufferfish._stats._ENGINE", "compiled")
-        monkeypatch.setattr("opendp_graph.pufferfish._compiled._RUN_WORK", 1)
-    else:
-        monkeypatch.setattr("opendp_graph.pufferfish._stats._ENGINE", "numpy")
-        monkeypatch.setattr("opendp_graph.pufferfish._stats._DENSE_SHARE", share)
-        monkeypatch.setattr("opendp_graph.pufferfish._stats._DENSE_OVERHEAD", 0)
+def test_callback_sees_every_stage_from_zero_to_total(graph, threads, monkeypatch):
+    # the compiled passes, in runs of one node's work
+    monkeypatch.setattr("opendp_graph.pufferfish._compiled._RUN_WORK", 1)
     # threads: the passes' jobs report from several threads into one stage
     monkeypatch.setattr("opendp_graph.pufferfish._stats._workers", lambda: threads)
     monkeypatch.setattr("opendp_graph.pufferfish._stats._THREADED_EDGES", 0)

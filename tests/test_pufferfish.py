@@ -25,37 +25,17 @@ from opendp_graph.pufferfish import (
     fit_all,
     w_infinity,
 )
-from opendp_graph.pufferfish._stats import log_bucket, neighbourhood_stats
+from opendp_graph.pufferfish._stats import neighbourhood_stats
 from opendp_graph.pufferfish.dp_fit import binomial_statistics, make_binomial_statistics
 from opendp_graph.verify.testing import l01inf
 from opendp_graph.transformations.labels import label_count_map, label_counts
-from engines import COMPILED_PATHS, available, forced  # noqa: E402
+from engines import COMPILED_PATHS, assert_matches_reference, forced, nonzero, reference_stats  # noqa: E402
 
 
 # ----------------------------------------------------------------------------- helpers
 def closed_hood(edges, i):
     u, v = edges[i]
     return [j for j, (x, y) in enumerate(edges) if {x, y} & {u, v}]
-
-
-def reference_histograms(g, base):
-    """Per-(freq bucket, size bucket, f) counts by scanning every (edge, property) pair."""
-    sets, vocab, edges = g.label_sets(), g.vocabulary, g.edges.tolist()
-    freq = [sum(w in s for s in sets) for w in vocab]
-    h1, h0 = {}, {}
-    for e in range(len(edges)):
-        hood = closed_hood(edges, e)
-        sb = int(log_bucket(np.array([len(hood)]), base)[0])
-        for a, w in enumerate(vocab):
-            f = sum(w in sets[j] for j in hood)
-            fb = int(log_bucket(np.array([max(freq[a], 1)]), base)[0])
-            target = h1 if w in sets[e] else h0
-            target[(fb, sb, f)] = target.get((fb, sb, f), 0) + 1
-    return h1, h0
-
-
-def nonzero(h):
-    return {k: int(v) for k, v in np.ndenumerate(h) if v}
 
 
 def random_labelled_graph(rng, n_max=8, m_max=14, words="abcd"):
@@ -75,18 +55,9 @@ def random_labelled_graph(rng, n_max=8, m_max=14, words="abcd"):
 
 
 # ----------------------------------------------------------------------------- the engine
-# Every way the engine can run: the NumPy passes split every way (per-property share, overhead,
-# dense lookup table max), the compiled passes, and the automatic choice.
-ENGINE_PATHS = available(
-    {
-        "sparse-table": {"_ENGINE": "numpy", "_DENSE_SHARE": 0.0, "_DENSE_OVERHEAD": 0, "_DENSE_LOOKUP_MAX": 2**26},
-        "sparse-search": {"_ENGINE": "numpy", "_DENSE_SHARE": 0.0, "_DENSE_OVERHEAD": 0, "_DENSE_LOOKUP_MAX": 0},
-        "per-property": {"_ENGINE": "numpy", "_DENSE_SHARE": 1e18, "_DENSE_OVERHEAD": 0, "_DENSE_LOOKUP_MAX": 2**26},
-        "mixed": {"_ENGINE": "numpy", "_DENSE_SHARE": 0.5, "_DENSE_OVERHEAD": 0, "_DENSE_LOOKUP_MAX": 2**26},
-        **COMPILED_PATHS,
-        "auto": {},
-    }
-)
+# Every way the engine can run: the compiled passes as they choose, threaded whatever the size,
+# and on one thread.
+ENGINE_PATHS = COMPILED_PATHS
 
 
 def engine_path(name):
@@ -96,54 +67,32 @@ def engine_path(name):
 @pytest.mark.parametrize("path", list(ENGINE_PATHS))
 @pytest.mark.parametrize("seed", range(25))
 def test_statistics_engine_matches_scan(seed, path):
-    """Every path of the engine (per-property pass; sparse pass with a dense (node, property)
-    table or with binary search; a mix; the automatic choice) gives the reference histograms."""
+    """Every path of the engine (threaded or not) gives the reference histograms."""
     rng = np.random.default_rng(seed)
     g = random_labelled_graph(rng)
     base = float(rng.choice([2.0, 3.0, 10.0]))
     with engine_path(path):
         st = neighbourhood_stats(g, base=base)
-    r1, r0 = reference_histograms(g, base)
-    assert nonzero(st.hist1) == r1
-    assert nonzero(st.hist0) == r0
-    assert st.hist0.sum() + st.hist1.sum() == g.num_edges * len(g.vocabulary)
-
-
-def reference_binomial(g):
-    """``(a1, b1, a0, b0)`` of the Binomial fit by scanning every (edge, property) pair."""
-    sets, edges = g.label_sets(), g.edges.tolist()
-    a1 = b1 = a0 = b0 = 0
-    for e in range(len(edges)):
-        others = [j for j in closed_hood(edges, e) if j != e]
-        for w in g.vocabulary:
-            seen = sum(w in sets[j] for j in others)
-            if w in sets[e]:
-                a1, b1 = a1 + seen, b1 + len(others)
-            else:
-                a0, b0 = a0 + seen, b0 + len(others)
-    return a1, b1, a0, b0
+    assert_matches_reference(st, reference_stats(g, base), path)
 
 
 @settings(max_examples=40, deadline=None)
 @given(labelled_graphs(), st.sampled_from([2.0, 3.0, 10.0]))
 def test_every_engine_path_gives_the_reference_models(g, base):
     """Issue 7: the fast paths give exactly the reference histograms, Binomial sums, models and W."""
-    r1, r0 = reference_histograms(g, base)
-    a1, b1, a0, b0 = reference_binomial(g)
+    ref = reference_stats(g, base)
+    a1, b1, a0, b0 = ref["a1"], ref["b1"], ref["a0"], ref["b0"]
     results = {}
     for path in ENGINE_PATHS:
         with engine_path(path):
             st_ = neighbourhood_stats(g, base=base)
             models = fit_all(g, base=base)
-        assert nonzero(st_.hist1) == r1, path
-        assert nonzero(st_.hist0) == r0, path
-        assert (st_.a1, st_.b1) == (a1, b1), path
-        assert st_.num_properties * st_.nb_total - st_.b1 == b0, path
+        assert_matches_reference(st_, ref, path)
         binomial = models["Binomial"]
         assert binomial.p1 == (a1 / b1 if b1 else 0.0), path
         assert binomial.p0 == (a0 / b0 if b0 else 0.0), path
         results[path] = {name: (m.fingerprint(), m.W) for name, m in models.items()}
-    assert all(r == results["sparse-search"] for r in results.values())
+    assert all(r == results["compiled"] for r in results.values())
 
 
 def test_engine_edge_cases():

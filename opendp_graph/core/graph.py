@@ -28,7 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._checks import check_label_names
-from ._engine import compiled, use_compiled
+from . import _kernels
 
 __all__ = ["MAX_NUM_NODES", "Graph"]
 
@@ -160,84 +160,35 @@ def _canonical_edges(u: np.ndarray, v: np.ndarray, num_nodes: int) -> tuple[np.n
     ``(src, dst, inverse)`` with ``src < dst`` sorted by ``(src, dst)`` without repeats (int64)
     and input edge ``i`` at position ``inverse[i]``.
 
-    With Numba (:mod:`opendp_graph.core._engine`), a counting sort of the edges by their smaller
-    endpoint, then a sort of each node's larger endpoints: 32-bit work arrays where they fit,
-    about 12 bytes per input edge and 16 per node beside the inputs and the result. Otherwise
-    (and when isolated nodes outnumber the edges) the NumPy sort of the keys ``min·n + max``:
-    about 33 bytes per input edge beside them. The two give the same arrays."""
+    A compiled counting sort of the edges by their smaller endpoint, then a sort of each node's
+    larger endpoints (:func:`opendp_graph.core._kernels.canonical_edges`): 32-bit work arrays where
+    they fit, about 12 bytes per input edge and 16 per node beside the inputs and the result.
+    When isolated nodes outnumber the edges, those per-node arrays would dwarf the graph, and
+    :func:`_canonical_edges_by_sort` runs instead (the same arrays; measured with 1,000 edges
+    among 10⁸ nodes: 33 s and +991 MiB for the counting sort against 0.3 ms for the sort)."""
     n = max(num_nodes, 1)
-    kernel = _canonical_edges_kernel() if use_compiled() and n <= 2 * u.size + 1024 else None
-    if kernel is None:
-        keys = np.minimum(u, v).astype(np.int64)  # in place from here: the temporaries are the build's peak memory
-        keys *= np.int64(n)
-        keys += np.maximum(u, v)  # < n² <= 2**63
-        unique_keys, inverse = _unique_keys(keys)
-        del keys
-        src, dst = np.divmod(unique_keys, n)
-        return src, dst, inverse
+    if n > 2 * u.size + 1024:
+        return _canonical_edges_by_sort(u, v, n)
     start = np.zeros(n + 1, dtype=np.int64)
     larger = np.empty(u.size, dtype=np.int32 if n < 2**31 else np.int64)
     inverse = np.empty(u.size, dtype=np.int32 if u.size < 2**31 else np.int64)
-    edges = kernel(u, v, start, larger, inverse)
+    edges = _kernels.canonical_edges(u, v, start, larger, inverse)
     src = np.repeat(np.arange(n, dtype=np.int64), np.diff(start))
     del start
     dst = larger[:edges].astype(np.int64)
     return src, dst, inverse
 
 
-@compiled
-def _canonical_edges_kernel(jit):
-    """The compiled build of the canonical edges (:func:`_canonical_edges`)."""
-
-    @jit
-    def canonical_edges(u, v, start, larger, inverse):
-        """``start`` (zeros, ``n + 1``) becomes the first output edge of each node, ``larger[:k]``
-        the larger endpoints of the ``k`` distinct edges (returned), ``inverse`` each input edge's
-        output position. Counting sort by the smaller endpoint into ``larger`` (with the input
-        position in ``slot``), each node's run sorted by the larger endpoint, repeats merged
-        (packed to the left: a write never passes the read)."""
-        n = start.size - 1
-        for i in range(u.size):
-            start[min(u[i], v[i]) + 1] += 1
-        for x in range(n):
-            start[x + 1] += start[x]
-        fill = start[:-1].copy()
-        slot = np.empty(u.size, dtype=inverse.dtype)
-        for i in range(u.size):
-            a, b = u[i], v[i]
-            if a > b:
-                a, b = b, a
-            p = fill[a]
-            fill[a] = p + 1
-            larger[p] = b
-            slot[p] = i
-        top = 0
-        for x in range(n):
-            begin, end = start[x], start[x + 1]
-            start[x] = top
-            if end - begin <= 16:  # a few edges per node: insertion sort (a library call costs more)
-                for j in range(begin + 1, end):
-                    key, who = larger[j], slot[j]
-                    i = j - 1
-                    while i >= begin and larger[i] > key:
-                        larger[i + 1] = larger[i]
-                        slot[i + 1] = slot[i]
-                        i -= 1
-                    larger[i + 1] = key
-                    slot[i + 1] = who
-            else:
-                order = np.argsort(larger[begin:end], kind="mergesort")
-                larger[begin:end] = larger[begin:end][order]
-                slot[begin:end] = slot[begin:end][order]
-            for j in range(begin, end):
-                if j == begin or larger[j] != larger[top - 1]:
-                    larger[top] = larger[j]
-                    top += 1
-                inverse[slot[j]] = top - 1
-        start[n] = top
-        return top
-
-    return canonical_edges
+def _canonical_edges_by_sort(u: np.ndarray, v: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_canonical_edges` by a sort of the keys ``min·n + max`` (``n >= 1``): about 33 bytes
+    per input edge beside the inputs, nothing per node (for graphs of mostly isolated nodes)."""
+    keys = np.minimum(u, v).astype(np.int64)  # in place from here: the temporaries are the build's peak memory
+    keys *= np.int64(n)
+    keys += np.maximum(u, v)  # < n² <= 2**63
+    unique_keys, inverse = _unique_keys(keys)
+    del keys
+    src, dst = np.divmod(unique_keys, n)
+    return src, dst, inverse
 
 
 def _sort_order(words: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -260,77 +211,20 @@ def _label_rows(coo: sp.coo_array, inverse: np.ndarray, rank: np.ndarray, num_ed
     duplicates) of the labels ``coo`` of the input edges: input edge ``i`` is canonical edge
     ``inverse[i]``, input column ``j`` is column ``rank[j]``; explicit zeros dropped.
 
-    With Numba (:mod:`opendp_graph.core._engine`), a counting sort of the labels by canonical edge
-    and a sort of each row, compiled: one int32 per label and per edge (where they fit) beside the
-    input. Otherwise SciPy's COO → CSR conversion (about four int64 per label)."""
-    kernel = _label_rows_kernel() if use_compiled() else None
+    A compiled counting sort of the labels by canonical edge and a sort of each row
+    (:func:`opendp_graph.core._kernels.label_rows`): one int32 per label and per edge (where they
+    fit) beside the input."""
     shape = (num_edges, rank.size)
-    if kernel is None:
-        keep = coo.data != 0
-        matrix = sp.csr_array((np.ones(int(keep.sum()), dtype=bool), (inverse[coo.row[keep]], rank[coo.col[keep]])), shape=shape)
-        matrix.sum_duplicates()
-        matrix.data[:] = True
-        return matrix
     pairs = int(np.count_nonzero(coo.data))
     # 32-bit indices and pointers when they fit (SciPy keeps the two in one dtype)
     small = max(pairs, *shape) < 2**31 - 1
     indptr = np.zeros(num_edges + 1, dtype=np.int32 if small else np.int64)
     room = np.empty(pairs, dtype=np.int32 if small else np.int64)
-    kernel(coo.row, coo.col, coo.data, inverse, rank, indptr, room)
+    _kernels.label_rows(coo.row, coo.col, coo.data, inverse, rank, indptr, room)
     nnz = int(indptr[-1])
     indices = room if nnz == room.size else room[:nnz].copy()  # repeated labels: release the room
     del room
     return sp.csr_array((np.ones(nnz, dtype=bool), indices, indptr), shape=shape)
-
-
-@compiled
-def _label_rows_kernel(jit):
-    """The compiled build of the label matrix (:func:`_label_rows`)."""
-
-    @jit
-    def label_rows(row, col, data, inverse, rank, indptr, room):
-        """``indptr`` (zeros, ``edges + 1``) and ``room`` (one slot per non-zero label) become the
-        canonical CSR: labels counted per canonical edge, placed (the pointer of each row
-        advancing to the next row's start, then shifted back), each row sorted and its repeats
-        dropped (packed to the left: a write never passes the read)."""
-        E = indptr.size - 1
-        for p in range(row.size):
-            if data[p] != 0:
-                indptr[inverse[row[p]] + 1] += 1
-        for e in range(E):
-            indptr[e + 1] += indptr[e]
-        for p in range(row.size):
-            if data[p] != 0:
-                e = inverse[row[p]]
-                room[indptr[e]] = rank[col[p]]
-                indptr[e] += 1
-        for e in range(E, 0, -1):
-            indptr[e] = indptr[e - 1]
-        indptr[0] = 0
-        top = 0
-        start = 0
-        last = 0
-        for e in range(E):
-            end = indptr[e + 1]
-            if end - start <= 16:  # a few labels per edge: insertion sort (a library call costs more)
-                for j in range(start + 1, end):
-                    x = room[j]
-                    i = j - 1
-                    while i >= start and room[i] > x:
-                        room[i + 1] = room[i]
-                        i -= 1
-                    room[i + 1] = x
-            else:
-                room[start:end].sort()
-            for j in range(start, end):
-                if j == start or room[j] != last:
-                    last = room[j]
-                    room[top] = last
-                    top += 1
-            start = end
-            indptr[e + 1] = top
-
-    return label_rows
 
 
 def _check_self_loops(choice: str) -> None:

@@ -1,5 +1,6 @@
-"""The statistics engine's compiled passes (Numba): the same histograms as the NumPy passes of
-:mod:`._stats`, in loops that touch each probe once and hold no (edge × something) temporary.
+"""The statistics engine's compiled passes (Numba, :mod:`opendp_graph.core._engine`): the histograms
+that :func:`._stats.neighbourhood_stats` reads, in loops that touch each probe once and hold no
+(edge × something) temporary.
 
 Notation as in :mod:`._stats`: ``C[x, a]`` = edges at node ``x`` carrying property ``a``;
 secret ``(e, a)``, ``e = {u, v}``, has ``g = C[u, a] + C[v, a]`` and goes to the flat bin
@@ -31,8 +32,9 @@ Work: ``4·pairs`` for C, ``Σ_e min(|C[u]|, |C[v]|)`` probes, ``nnz(C)·(bucket
 tables; memory: C, the per-node label lists while C is built (one int32 per labelled pair and
 endpoint), the edges by probed node, and a table and a pair of histograms per thread; no
 (edge × something) temporary. The sweep runs on several threads (``nogil``): each takes runs of
-probed nodes of about equal work into histograms of its own. The tests compare every histogram
-with the NumPy passes and with a scan of every secret (``tests/test_stats_skewed.py``).
+probed nodes of about equal work into histograms of its own. The tests compare every histogram,
+threaded and on one thread, with a scan of every secret's closed neighbourhood
+(``tests/engines.py``, used by ``tests/test_stats_skewed.py`` and ``tests/test_pufferfish.py``).
 
 Compiled on first use and cached on disk by Numba (a few seconds once per installation).
 """
@@ -44,136 +46,124 @@ import threading
 
 import numpy as np
 
-from ..core._engine import compiled
+from ..core._engine import jit
 
 
-@compiled
-def kernels(jit):
-    """The compiled functions (``None`` when Numba cannot be imported)."""
-
-    @jit
-    def labels_by_node(n, src, dst, by_prop_ptr, by_prop_edge, ptr, label):
-        """Each node's labelled pairs (the labels of the edges at it, with repeats), in one list
-        per node sorted by property: ``label[ptr[x]:ptr[x + 1]]`` (``ptr`` zero, length
-        ``n + 1``; ``label`` with one slot per labelled pair and endpoint). A counting sort by
-        node of the pairs taken property by property (``by_prop_*``: the label matrix by
-        column), so that every list comes out sorted."""
-        P = by_prop_ptr.size - 1
-        for k in range(by_prop_edge.size):
+@jit
+def labels_by_node(n, src, dst, by_prop_ptr, by_prop_edge, ptr, label):
+    """Each node's labelled pairs (the labels of the edges at it, with repeats), in one list
+    per node sorted by property: ``label[ptr[x]:ptr[x + 1]]`` (``ptr`` zero, length
+    ``n + 1``; ``label`` with one slot per labelled pair and endpoint). A counting sort by
+    node of the pairs taken property by property (``by_prop_*``: the label matrix by
+    column), so that every list comes out sorted."""
+    P = by_prop_ptr.size - 1
+    for k in range(by_prop_edge.size):
+        e = by_prop_edge[k]
+        ptr[src[e] + 1] += 1
+        ptr[dst[e] + 1] += 1
+    for x in range(n):
+        ptr[x + 1] += ptr[x]
+    fill = ptr[:-1].copy()
+    for a in range(P):
+        for k in range(by_prop_ptr[a], by_prop_ptr[a + 1]):
             e = by_prop_edge[k]
-            ptr[src[e] + 1] += 1
-            ptr[dst[e] + 1] += 1
-        for x in range(n):
-            ptr[x + 1] += ptr[x]
-        fill = ptr[:-1].copy()
-        for a in range(P):
-            for k in range(by_prop_ptr[a], by_prop_ptr[a + 1]):
-                e = by_prop_edge[k]
-                label[fill[src[e]]] = a
-                fill[src[e]] += 1
-                label[fill[dst[e]]] = a
-                fill[dst[e]] += 1
+            label[fill[src[e]]] = a
+            fill[src[e]] += 1
+            label[fill[dst[e]]] = a
+            fill[dst[e]] += 1
 
-    @jit
-    def row_lengths(n, ptr, label, Cptr):
-        """``Cptr``: the CSR pointer of ``C`` (the distinct labels in each node's sorted list)."""
-        Cptr[0] = 0
-        for x in range(n):
-            distinct = 0
-            for j in range(ptr[x], ptr[x + 1]):
-                if j == ptr[x] or label[j] != label[j - 1]:
-                    distinct += 1
-            Cptr[x + 1] = Cptr[x] + distinct
+@jit
+def row_lengths(n, ptr, label, Cptr):
+    """``Cptr``: the CSR pointer of ``C`` (the distinct labels in each node's sorted list)."""
+    Cptr[0] = 0
+    for x in range(n):
+        distinct = 0
+        for j in range(ptr[x], ptr[x + 1]):
+            if j == ptr[x] or label[j] != label[j - 1]:
+                distinct += 1
+        Cptr[x + 1] = Cptr[x] + distinct
 
-    @jit
-    def fill_rows(n, ptr, label, Cptr, Cidx, Cdata):
-        """The rows of ``C`` (sorted by property): each node's sorted list, run-length coded."""
-        for x in range(n):
-            top = Cptr[x] - 1
-            for j in range(ptr[x], ptr[x + 1]):
-                if j == ptr[x] or label[j] != label[j - 1]:
-                    top += 1
-                    Cidx[top] = label[j]
-                    Cdata[top] = 1
-                else:
-                    Cdata[top] += 1
+@jit
+def fill_rows(n, ptr, label, Cptr, Cidx, Cdata):
+    """The rows of ``C`` (sorted by property): each node's sorted list, run-length coded."""
+    for x in range(n):
+        top = Cptr[x] - 1
+        for j in range(ptr[x], ptr[x + 1]):
+            if j == ptr[x] or label[j] != label[j - 1]:
+                top += 1
+                Cidx[top] = label[j]
+                Cdata[top] = 1
+            else:
+                Cdata[top] += 1
 
-    @jit
-    def probe_order(n, src, dst, Cptr, ptr, out, work):
-        """The edges grouped by probed node ``o`` (``out[ptr[o]:ptr[o + 1]]``; ``ptr`` zero,
-        length ``n + 1``), and each node's sweep work (``work``: zero, length ``n``)."""
-        E = src.size
-        for e in range(E):
-            u, v = src[e], dst[e]
-            lu, lv = Cptr[u + 1] - Cptr[u], Cptr[v + 1] - Cptr[v]
-            o, lw = (v, lu) if lu <= lv else (u, lv)
-            ptr[o + 1] += 1
-            work[o] += lw
-        for x in range(n):
-            ptr[x + 1] += ptr[x]
-            if ptr[x + 1] > ptr[x]:
-                work[x] += 2 + 3 * (Cptr[x + 1] - Cptr[x])
-        fill = ptr[:-1].copy()
-        for e in range(E):
-            u, v = src[e], dst[e]
-            lu, lv = Cptr[u + 1] - Cptr[u], Cptr[v + 1] - Cptr[v]
-            o = v if lu <= lv else u
-            out[fill[o]] = e
-            fill[o] += 1
+@jit
+def probe_order(n, src, dst, Cptr, ptr, out, work):
+    """The edges grouped by probed node ``o`` (``out[ptr[o]:ptr[o + 1]]``; ``ptr`` zero,
+    length ``n + 1``), and each node's sweep work (``work``: zero, length ``n``)."""
+    E = src.size
+    for e in range(E):
+        u, v = src[e], dst[e]
+        lu, lv = Cptr[u + 1] - Cptr[u], Cptr[v + 1] - Cptr[v]
+        o, lw = (v, lu) if lu <= lv else (u, lv)
+        ptr[o + 1] += 1
+        work[o] += lw
+    for x in range(n):
+        ptr[x + 1] += ptr[x]
+        if ptr[x + 1] > ptr[x]:
+            work[x] += 2 + 3 * (Cptr[x + 1] - Cptr[x])
+    fill = ptr[:-1].copy()
+    for e in range(E):
+        u, v = src[e], dst[e]
+        lu, lv = Cptr[u + 1] - Cptr[u], Cptr[v + 1] - Cptr[v]
+        o = v if lu <= lv else u
+        out[fill[o]] = e
+        fill[o] += 1
 
-    @jit
-    def sweep(lo, hi, ptr, order, src, dst, Cptr, Cidx, Cdata, Lptr, Lidx, sb, seg_start, prop_key, table, per_bucket, every, labelled):
-        """The secrets of the edges probed at nodes ``lo..hi − 1`` into ``every`` and, for the
-        labelled ones, ``labelled``; returns their share of ``a1`` (``table``: zeros, one per
-        property, left zero; ``per_bucket``: one per size bucket)."""
-        nSB = per_bucket.size
-        a1 = 0
-        for o in range(lo, hi):
-            if ptr[o] == ptr[o + 1]:
-                continue
-            c0, c1 = Cptr[o], Cptr[o + 1]
-            for j in range(c0, c1):
-                table[Cidx[j]] = Cdata[j]
-            per_bucket[:] = 0
-            for k in range(ptr[o], ptr[o + 1]):
-                per_bucket[sb[order[k]]] += 1
-            for s in range(nSB):
-                count = per_bucket[s]
-                if count:
-                    at = seg_start[s]
-                    for j in range(c0, c1):
-                        every[prop_key[Cidx[j]] + at + Cdata[j]] += count
-            for k in range(ptr[o], ptr[o + 1]):
-                e = order[k]
-                w = dst[e] if src[e] == o else src[e]
-                at = seg_start[sb[e]]
-                # e's own labels are among the properties seen at w, and both lists are
-                # sorted: one merge along the walk finds them (nxt: the next label, −1 after)
-                q, q_end = Lptr[e], Lptr[e + 1]
-                nxt = Lidx[q] if q < q_end else -1
-                for j in range(Cptr[w], Cptr[w + 1]):
-                    a = Cidx[j]
-                    key = prop_key[a] + at + table[a]
-                    every[key + Cdata[j]] += 1
-                    every[key] -= 1  # a miss (C[o, a] = 0) lands in the scratch bin g = 0
-                    if a == nxt:
-                        labelled[key + Cdata[j]] += 1
-                        a1 += table[a] + Cdata[j] - 2
-                        q += 1
-                        nxt = Lidx[q] if q < q_end else -1
-                if q != q_end:  # never silently: a label missed by the merge would be uncounted
-                    raise ValueError("a label row of the graph is not sorted by property")
-            for j in range(c0, c1):
-                table[Cidx[j]] = 0
-        return a1
-
-    return {
-        "labels_by_node": labels_by_node,
-        "row_lengths": row_lengths,
-        "fill_rows": fill_rows,
-        "probe_order": probe_order,
-        "sweep": sweep,
-    }
+@jit
+def sweep(lo, hi, ptr, order, src, dst, Cptr, Cidx, Cdata, Lptr, Lidx, sb, seg_start, prop_key, table, per_bucket, every, labelled):
+    """The secrets of the edges probed at nodes ``lo..hi − 1`` into ``every`` and, for the
+    labelled ones, ``labelled``; returns their share of ``a1`` (``table``: zeros, one per
+    property, left zero; ``per_bucket``: one per size bucket)."""
+    nSB = per_bucket.size
+    a1 = 0
+    for o in range(lo, hi):
+        if ptr[o] == ptr[o + 1]:
+            continue
+        c0, c1 = Cptr[o], Cptr[o + 1]
+        for j in range(c0, c1):
+            table[Cidx[j]] = Cdata[j]
+        per_bucket[:] = 0
+        for k in range(ptr[o], ptr[o + 1]):
+            per_bucket[sb[order[k]]] += 1
+        for s in range(nSB):
+            count = per_bucket[s]
+            if count:
+                at = seg_start[s]
+                for j in range(c0, c1):
+                    every[prop_key[Cidx[j]] + at + Cdata[j]] += count
+        for k in range(ptr[o], ptr[o + 1]):
+            e = order[k]
+            w = dst[e] if src[e] == o else src[e]
+            at = seg_start[sb[e]]
+            # e's own labels are among the properties seen at w, and both lists are
+            # sorted: one merge along the walk finds them (nxt: the next label, −1 after)
+            q, q_end = Lptr[e], Lptr[e + 1]
+            nxt = Lidx[q] if q < q_end else -1
+            for j in range(Cptr[w], Cptr[w + 1]):
+                a = Cidx[j]
+                key = prop_key[a] + at + table[a]
+                every[key + Cdata[j]] += 1
+                every[key] -= 1  # a miss (C[o, a] = 0) lands in the scratch bin g = 0
+                if a == nxt:
+                    labelled[key + Cdata[j]] += 1
+                    a1 += table[a] + Cdata[j] - 2
+                    q += 1
+                    nxt = Lidx[q] if q < q_end else -1
+            if q != q_end:  # never silently: a label missed by the merge would be uncounted
+                raise ValueError("a label row of the graph is not sorted by property")
+        for j in range(c0, c1):
+            table[Cidx[j]] = 0
+    return a1
 
 
 def _index_dtype(largest: int):
@@ -185,9 +175,8 @@ def compiled_passes(n, src, dst, L, sb, seg_start, prop_key, every, labelled, wo
 
     ``L`` is the canonical CSR label matrix (edges × properties); ``sb`` each edge's size bucket;
     ``pool_jobs(jobs)`` runs ``job(every, labelled)`` callables on the worker threads, each into
-    histograms of its own that it adds to ``every`` / ``labelled`` (see ``_stats._run_passes``).
+    histograms of its own that it adds to ``every`` / ``labelled`` (see ``_stats._run_jobs``).
     """
-    k = kernels()
     E = int(src.size)
     P = int(L.shape[1])
     Lptr = L.indptr  # int32 or int64, as the graph stores it (no per-edge copy)
@@ -197,21 +186,21 @@ def compiled_passes(n, src, dst, L, sb, seg_start, prop_key, every, labelled, wo
     by_prop = L.tocsc()  # the pairs by property
     ptr = np.zeros(n + 1, dtype=np.int64)
     label = np.empty(2 * Lidx.size, dtype=np.int32)  # one slot per labelled pair and endpoint
-    k["labels_by_node"](n, src, dst, by_prop.indptr.astype(np.int64, copy=False), by_prop.indices, ptr, label)
+    labels_by_node(n, src, dst, by_prop.indptr.astype(np.int64, copy=False), by_prop.indices, ptr, label)
     del by_prop
     Cptr = np.empty(n + 1, dtype=np.int64)
-    k["row_lengths"](n, ptr, label, Cptr)
+    row_lengths(n, ptr, label, Cptr)
     nnz = int(Cptr[-1])
     Cidx = np.empty(nnz, dtype=np.int32)
     Cdata = np.empty(nnz, dtype=np.int32)
-    k["fill_rows"](n, ptr, label, Cptr, Cidx, Cdata)
+    fill_rows(n, ptr, label, Cptr, Cidx, Cdata)
     del ptr, label
 
     # 2. the edges by probed node, and the sweep's work per node
     ptr = np.zeros(n + 1, dtype=np.int64)
     order = np.empty(E, dtype=_index_dtype(E))
     work = np.zeros(n, dtype=np.int64)
-    k["probe_order"](n, src, dst, Cptr, ptr, order, work)
+    probe_order(n, src, dst, Cptr, ptr, order, work)
 
     # 3. the sweep, in runs of probed nodes of about equal work (several per thread, so that the
     # progress moves and a slow run does not hold the others)
@@ -227,7 +216,7 @@ def compiled_passes(n, src, dst, L, sb, seg_start, prop_key, every, labelled, wo
     def run(lo: int, hi: int, ev: np.ndarray, lb: np.ndarray) -> int:
         if not hasattr(local, "table"):
             local.table, local.per_bucket = np.zeros(P, dtype=np.int32), np.zeros(nSB, dtype=np.int64)
-        a1 = k["sweep"](lo, hi, ptr, order, src, dst, Cptr, Cidx, Cdata, Lptr, Lidx, sb, seg_start, prop_key, local.table, local.per_bucket, ev, lb)
+        a1 = sweep(lo, hi, ptr, order, src, dst, Cptr, Cidx, Cdata, Lptr, Lidx, sb, seg_start, prop_key, local.table, local.per_bucket, ev, lb)
         report.advance(int(ends[hi - 1] - (ends[lo - 1] if lo else 0)))
         return int(a1)
 

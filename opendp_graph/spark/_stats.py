@@ -1,8 +1,9 @@
 """The correlation models' neighbourhood statistics as Spark joins and aggregations.
 
 The same quantities as :func:`opendp_graph.pufferfish._stats.neighbourhood_stats` (read its
-module docstring for the notation), by the algorithm of its sparse pass, with each step a join or
-an aggregation and no Python function on the rows:
+module docstring for the notation), by the algorithm of its compiled passes
+(:mod:`opendp_graph.pufferfish._compiled`: scan one endpoint's row of ``C``, probe the other's),
+with each step a join or an aggregation and no Python function on the rows:
 
 1. ``deg`` per node, ``nb_e = deg u + deg v − 2`` per edge, and the table ``nb → #edges`` (at most
    ``2·Dmax`` rows) on the driver, where the size buckets are computed with the single-machine

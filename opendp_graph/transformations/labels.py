@@ -37,7 +37,7 @@ import opendp.prelude as dp
 import scipy.sparse as sp
 
 from ..core._checks import positive_integer, property_names
-from ..core._engine import compiled, use_compiled
+from ..core import _kernels
 from ..core._distributed import DistributedGraph
 from ..core.domains import GraphDomain, graph_domain_descriptor
 from ..core.graph import Graph
@@ -210,21 +210,18 @@ def selected_label_counts(graph: Graph, max_labels_per_edge: int | None, vocabul
     """For each rank (of ``vocabulary`` if given, else ``graph.vocabulary``), the number of edges
     whose selection (:func:`selected_labels`) contains it, as int64.
 
-    With Numba (see :mod:`opendp_graph.core._engine`), one compiled loop over the edges' rows of the
-    label matrix: nothing per labelled pair is allocated (the NumPy way, the ``bincount`` of
-    :func:`selected_labels`' ranks, holds five arrays of one int64 per pair). Same counts."""
+    One compiled loop over the edges' rows of the label matrix
+    (:func:`opendp_graph.core._kernels.first_label_counts`): nothing per labelled pair is allocated
+    (a ``bincount`` of :func:`selected_labels`' ranks would hold five arrays of one int64 per
+    pair). Same counts."""
     if not graph.is_labeled:
         raise ValueError("graph is unlabeled")
-    # the same arguments the constructors accept, so that both implementations see only those
+    # the same arguments the constructors accept, checked here: the compiled count trusts them
     if max_labels_per_edge is not None:
         max_labels_per_edge = positive_integer("max_labels_per_edge", max_labels_per_edge)
     if vocabulary is not None:
         vocabulary = property_names(vocabulary)
     names = vocabulary if vocabulary is not None else graph.vocabulary
-    kernel = _first_labels_kernel() if use_compiled() else None
-    if kernel is None:
-        _, ranks = selected_labels(graph, max_labels_per_edge, vocabulary)
-        return np.bincount(ranks, minlength=len(names)).astype(np.int64)
     matrix = graph.labels  # canonical: rows sorted by column, no duplicates
     if vocabulary is None:
         rank_of_column = np.arange(matrix.shape[1], dtype=np.int64)  # graph.vocabulary is sorted
@@ -237,32 +234,8 @@ def selected_label_counts(graph: Graph, max_labels_per_edge: int | None, vocabul
     cap = -1 if max_labels_per_edge is None else int(max_labels_per_edge)
     counts = np.zeros(len(names), dtype=np.int64)
     longest = int(np.diff(matrix.indptr).max(initial=0))
-    kernel(matrix.indptr, matrix.indices, rank_of_column, cap, counts, np.empty(longest, dtype=np.int64))
+    _kernels.first_label_counts(matrix.indptr, matrix.indices, rank_of_column, cap, counts, np.empty(longest, dtype=np.int64))
     return counts
-
-
-@compiled
-def _first_labels_kernel(jit):
-    """The compiled count of :func:`selected_label_counts`."""
-
-    @jit
-    def count(indptr, indices, rank_of_column, cap, counts, ranks):
-        """``counts[r] += 1`` for the ``cap`` smallest ranks of each row (all if ``cap < 0``),
-        columns outside the vocabulary (rank −1) dropped; ``ranks``: room for one row."""
-        for e in range(indptr.size - 1):
-            m = 0
-            for p in range(indptr[e], indptr[e + 1]):
-                r = rank_of_column[indices[p]]
-                if r >= 0:
-                    ranks[m] = r
-                    m += 1
-            if 0 <= cap < m:
-                ranks[:m].sort()
-                m = cap
-            for i in range(m):
-                counts[ranks[i]] += 1
-
-    return count
 
 
 def label_counts(graph: Graph, max_labels_per_edge: int | None, vocabulary: Sequence[str]) -> list[int]:
