@@ -158,7 +158,7 @@ def test_repr_and_properties():
 
 
 def test_sort_based_unique_matches_numpy():
-    from opendp_graph.core.graph import _unique_keys
+    from opendp_graph.core._build import _unique_keys
 
     rng = np.random.default_rng(3)
     for size in (0, 1, 7, 1000):
@@ -248,7 +248,7 @@ def test_compiled_canonical_edges_equal_the_sort_of_the_keys(seed):
     graphs of mostly isolated nodes): same edges, same position of every input edge, for int32,
     int64 and mixed inputs, hubs whose runs take the library sort (> 16 edges), repeated and
     reversed edges, and no edge at all."""
-    from opendp_graph.core.graph import _canonical_edges, _canonical_edges_by_sort
+    from opendp_graph.core._build import _canonical_edges, _canonical_edges_by_sort
 
     rng = np.random.default_rng(seed)
     n = int(rng.integers(2, 80))
@@ -288,7 +288,7 @@ def test_builds_agree_across_input_widths():
 
 
 def test_32_bit_endpoints_are_read_without_a_64_bit_copy():
-    from opendp_graph.core.graph import _as_index_array
+    from opendp_graph.core._build import _as_index_array
 
     a = np.arange(5, dtype=np.int32)
     assert _as_index_array(a, "src", copy=False) is a

@@ -352,7 +352,7 @@ def test_networkx_graph_given_to_a_query():
     t = dpg.make_edge_count(domain, dpg.edge_distance())
     with pytest.raises(dp.OpenDPException, match=r"got networkx\.Graph; convert it with dpg\.Graph\.from_networkx"):
         t(nx.karate_club_graph())
-    with pytest.raises(dp.OpenDPException, match=r"got polars\.DataFrame; convert it with dpg\.Graph\.from_polars"):
+    with pytest.raises(dp.OpenDPException, match=r"got polars\.DataFrame; convert it with dpg\.polars\.graph_from_polars"):
         t(pl.DataFrame({"src": [0], "dst": [1]}))
 
 

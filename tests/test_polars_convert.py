@@ -257,7 +257,7 @@ def test_the_node_set_must_be_public():
 
 def test_graph_to_polars_suggests_the_conversion():
     """Finding 7: the "expected a Graph" message is the package's shared one, with the hint."""
-    with pytest.raises(TypeError, match=r"^expected an opendp_graph\.Graph, got polars\.DataFrame; convert it with dpg\.Graph\.from_polars"):
+    with pytest.raises(TypeError, match=r"^expected an opendp_graph\.Graph, got polars\.DataFrame; convert it with dpg\.polars\.graph_from_polars"):
         graph_to_polars(pl.DataFrame({"src": [0], "dst": [1]}))
     with pytest.raises(TypeError, match=r"^expected an opendp_graph\.Graph, got list$"):
         graph_to_polars([(0, 1)])

@@ -297,3 +297,13 @@ def test_colliding_ids_brute_force_node_distance():
         hist = (dpg.graph_domain(), dpg.node_distance()) >> dpg.then_degree_projection(max_degree=theta) >> dpg.then_degree_histogram()
         report = check_stability(hist, hist.map, pairs, None, l1, input_distances=[1] * len(pairs))
         assert report.pairs == len(pairs) and not report.violations
+
+
+@pytest.mark.parametrize("nan", [float("nan"), np.float64("nan"), Decimal("NaN"), complex("nan+1j")])
+def test_an_id_unequal_to_itself_is_refused_when_the_graph_is_built(nan):
+    # Two NaN ids are distinct nodes with one canonical text: the scan order could only tell them
+    # apart by position, which no metric sees; and a NaN names no node of another graph.
+    with pytest.raises(ValueError, match="node_ids must each equal itself"):
+        dpg.Graph.from_edges([0], [1], num_nodes=3, node_ids=["a", nan, "b"])
+    with pytest.raises(ValueError, match="node_ids must each equal itself"):
+        dpg.Graph.from_arrays(np.array([0]), np.array([1]), num_nodes=2, node_ids=[nan, float("nan")])

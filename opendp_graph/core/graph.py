@@ -18,25 +18,28 @@ Edges are keyed internally by ``src * num_nodes + dst`` in ``int64``, so a graph
 
 from __future__ import annotations
 
-import math
-from array import array
-from collections.abc import Iterable, Iterator, Sequence, Sized
+from collections.abc import Iterable, Sequence, Sized
 from numbers import Integral
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
+from . import _build
 from ._checks import check_label_names
-from . import _kernels
+from ._build import (
+    MAX_NUM_NODES,
+    _any_equal,
+    _as_index_array,
+    _canonical_edges,
+    _check_num_nodes,
+    _check_self_loops,
+    _label_rows,
+    _label_set,
+    _sort_order,
+)
 
 __all__ = ["MAX_NUM_NODES", "Graph"]
-
-_SELF_LOOP_CHOICES = ("error", "drop")
-
-#: The largest supported node count: the largest ``n`` whose biggest edge key,
-#: ``(n - 1) * n + (n - 1) = n² - 1``, fits in ``int64``. Every place that builds edge keys relies on it.
-MAX_NUM_NODES = math.isqrt(2**63)  # 3_037_000_499: n² - 1 < 2**63 exactly when n² <= 2**63
 
 
 def _compact_index(labels: sp.csr_array) -> sp.csr_array:
@@ -63,196 +66,6 @@ def _readonly(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def _check_num_nodes(num_nodes: Any) -> int:
-    """``int(num_nodes)`` if it is an integer (not a bool) in ``0..MAX_NUM_NODES``."""
-    if isinstance(num_nodes, bool) or not isinstance(num_nodes, Integral):
-        raise TypeError(f"num_nodes must be a non-negative integer, got {num_nodes!r} ({type(num_nodes).__name__})")
-    if num_nodes < 0:
-        raise ValueError(f"num_nodes must be a non-negative integer, got {num_nodes}")
-    if num_nodes > MAX_NUM_NODES:
-        raise ValueError(
-            f"num_nodes is {num_nodes}, above the largest supported node count {MAX_NUM_NODES} "
-            "(edge keys src * num_nodes + dst must fit in int64)"
-        )
-    return int(num_nodes)
-
-
-def _too_large(name: str, value: Any) -> ValueError:
-    return ValueError(
-        f"{name} holds node index {value}, which exceeds the largest supported node index {MAX_NUM_NODES - 1} "
-        f"(a graph has at most {MAX_NUM_NODES} nodes)"
-    )
-
-
-def _as_index_array(values: Any, name: str, copy: bool = True) -> np.ndarray:
-    """Return ``values`` as a fresh int64 array of node indices in ``0..MAX_NUM_NODES-1``
-    (with ``copy=False``, for callers that only read: the input itself when it is an int64 or
-    int32 array, so that 32-bit ids cost no 64-bit copy).
-
-    Accepts integer arrays (signed or unsigned), float arrays holding whole numbers, and sequences of
-    Python integers. The range is checked *before* the cast to ``int64``, so nothing wraps around.
-    """
-    if isinstance(values, (str, bytes)) or isinstance(values, (set, frozenset, dict)):
-        raise TypeError(f"{name} must be a one-dimensional array or sequence of node indices, got {type(values).__name__}")
-    if isinstance(values, Iterator):
-        values = list(values)
-    if isinstance(values, (list, tuple)):
-        for item in values:
-            if isinstance(item, (bool, np.bool_)):
-                raise TypeError(f"{name} must hold integer node indices, got a bool ({item!r})")
-    arr = np.asarray(values)
-    if arr.ndim == 0:
-        raise TypeError(f"{name} must be a one-dimensional array or sequence of node indices, got {type(values).__name__}")
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    if arr.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    kind = arr.dtype.kind
-    if kind == "O":
-        # e.g. Python integers too large for any numpy integer type: check them one by one
-        for bad in arr:
-            if isinstance(bad, (bool, np.bool_)) or not isinstance(bad, Integral):
-                raise TypeError(f"{name} must hold integer node indices, got {bad!r} ({type(bad).__name__})")
-        low, high = min(arr), max(arr)
-    elif kind in "iu":
-        low, high = int(arr.min()), int(arr.max())
-    elif kind == "f":
-        finite = np.isfinite(arr)
-        if not finite.all():
-            raise TypeError(f"{name} must hold integer node indices, got {arr[~finite][0]}")
-        fractional = arr != np.floor(arr)
-        if fractional.any():
-            raise TypeError(f"{name} must hold integer node indices, got non-integer floats (e.g. {arr[fractional][0]})")
-        low, high = float(arr.min()), float(arr.max())  # compare as Python numbers: no cast of the limit to float16
-    else:
-        raise TypeError(f"{name} must hold integer node indices, got dtype {arr.dtype}")
-    if low < 0:
-        raise ValueError(f"{name} holds a negative node index ({int(low)})")
-    if high > MAX_NUM_NODES - 1:
-        raise _too_large(name, int(high))
-    if not copy and arr.dtype in (np.int32, np.int64):
-        return arr
-    return arr.astype(np.int64)
-
-
-def _unique_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted distinct values of an int64 array and each value's position among them.
-
-    Sort-based on purpose: NumPy 2.x's hash-based ``np.unique`` measured 100× slower than a sort on
-    10 M int64 keys on our machine (38 s against 0.35 s).
-    """
-    order = np.argsort(keys, kind="stable")
-    ordered = keys[order]
-    first = np.empty(ordered.size, dtype=bool)
-    first[:1] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
-    unique = ordered[first]
-    position = np.cumsum(first, out=ordered)  # reuse: one int64 per key less at the peak
-    position -= 1
-    del first
-    inverse = np.empty(keys.size, dtype=np.int64)
-    inverse[order] = position
-    return unique, inverse
-
-
-def _canonical_edges(u: np.ndarray, v: np.ndarray, num_nodes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The simple graph of the edges ``{u[i], v[i]}`` (already checked: in range, no self-loop):
-    ``(src, dst, inverse)`` with ``src < dst`` sorted by ``(src, dst)`` without repeats (int64)
-    and input edge ``i`` at position ``inverse[i]``.
-
-    A compiled counting sort of the edges by their smaller endpoint, then a sort of each node's
-    larger endpoints (:func:`opendp_graph.core._kernels.canonical_edges`): 32-bit work arrays where
-    they fit, about 12 bytes per input edge and 16 per node beside the inputs and the result.
-    When isolated nodes outnumber the edges, those per-node arrays would dwarf the graph, and
-    :func:`_canonical_edges_by_sort` runs instead (the same arrays; measured with 1,000 edges
-    among 10⁸ nodes: 33 s and +991 MiB for the counting sort against 0.3 ms for the sort)."""
-    n = max(num_nodes, 1)
-    if n > 2 * u.size + 1024:
-        return _canonical_edges_by_sort(u, v, n)
-    start = np.zeros(n + 1, dtype=np.int64)
-    larger = np.empty(u.size, dtype=np.int32 if n < 2**31 else np.int64)
-    inverse = np.empty(u.size, dtype=np.int32 if u.size < 2**31 else np.int64)
-    edges = _kernels.canonical_edges(u, v, start, larger, inverse)
-    src = np.repeat(np.arange(n, dtype=np.int64), np.diff(start))
-    del start
-    dst = larger[:edges].astype(np.int64)
-    return src, dst, inverse
-
-
-def _canonical_edges_by_sort(u: np.ndarray, v: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`_canonical_edges` by a sort of the keys ``min·n + max`` (``n >= 1``): about 33 bytes
-    per input edge beside the inputs, nothing per node (for graphs of mostly isolated nodes)."""
-    keys = np.minimum(u, v).astype(np.int64)  # in place from here: the temporaries are the build's peak memory
-    keys *= np.int64(n)
-    keys += np.maximum(u, v)  # < n² <= 2**63
-    unique_keys, inverse = _unique_keys(keys)
-    del keys
-    src, dst = np.divmod(unique_keys, n)
-    return src, dst, inverse
-
-
-def _sort_order(words: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """``(order, rank)`` of a list of strings in Python's order: ``words[order[k]]`` is the
-    ``k``-th smallest and ``rank[j]`` the place of ``words[j]`` (int64; empty for no words)."""
-    order = np.argsort(np.asarray(words, dtype=object)).astype(np.int64) if words else np.zeros(0, dtype=np.int64)
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    return order, rank
-
-
-def _any_equal(u: np.ndarray, v: np.ndarray) -> bool:
-    """``(u == v).any()`` in chunks (no boolean array of the full length)."""
-    step = 1 << 22
-    return any(bool(np.equal(u[i : i + step], v[i : i + step]).any()) for i in range(0, u.size, step))
-
-
-def _label_rows(coo: sp.coo_array, inverse: np.ndarray, rank: np.ndarray, num_edges: int) -> sp.csr_array:
-    """The canonical label matrix (``num_edges × len(rank)``, CSR, bool, rows sorted, no
-    duplicates) of the labels ``coo`` of the input edges: input edge ``i`` is canonical edge
-    ``inverse[i]``, input column ``j`` is column ``rank[j]``; explicit zeros dropped.
-
-    A compiled counting sort of the labels by canonical edge and a sort of each row
-    (:func:`opendp_graph.core._kernels.label_rows`): one int32 per label and per edge (where they
-    fit) beside the input."""
-    shape = (num_edges, rank.size)
-    pairs = int(np.count_nonzero(coo.data))
-    # 32-bit indices and pointers when they fit (SciPy keeps the two in one dtype)
-    small = max(pairs, *shape) < 2**31 - 1
-    indptr = np.zeros(num_edges + 1, dtype=np.int32 if small else np.int64)
-    room = np.empty(pairs, dtype=np.int32 if small else np.int64)
-    _kernels.label_rows(coo.row, coo.col, coo.data, inverse, rank, indptr, room)
-    nnz = int(indptr[-1])
-    indices = room if nnz == room.size else room[:nnz].copy()  # repeated labels: release the room
-    del room
-    return sp.csr_array((np.ones(nnz, dtype=bool), indices, indptr), shape=shape)
-
-
-def _check_self_loops(choice: str) -> None:
-    if choice not in _SELF_LOOP_CHOICES:
-        raise ValueError(f"self_loops must be one of {_SELF_LOOP_CHOICES}, got {choice!r}")
-
-
-def _label_set(value: Any, where: str) -> frozenset[str]:
-    """One edge's labels: an iterable of strings (a bare string is ambiguous, so rejected)."""
-    if value is None:
-        return frozenset()
-    if isinstance(value, (str, bytes)):
-        raise TypeError(
-            f"labels of {where} must be an iterable of strings, got a single string {value!r}; "
-            "wrap it in a list"
-        )
-    try:
-        items = frozenset(value)
-    except TypeError:
-        raise TypeError(f"labels of {where} must be an iterable of strings, got {type(value).__name__}") from None
-    for item in items:
-        if not isinstance(item, str):
-            raise TypeError(f"labels of {where} must be strings, got {item!r} ({type(item).__name__})")
-    if any(type(item) is not str for item in items):  # e.g. numpy.str_: store plain strings
-        items = frozenset(str(item) for item in items)
-    return items
-
-
 def _graph_from_state(
     num_nodes: int,
     src: np.ndarray,
@@ -263,14 +76,6 @@ def _graph_from_state(
 ) -> "Graph":
     """Unpickling: rebuild through the trusted constructor (arrays read-only, caches recomputed lazily)."""
     return Graph._from_canonical(num_nodes=num_nodes, src=src, dst=dst, labels=labels, vocabulary=vocabulary, node_ids=node_ids)
-
-
-def _hashable(x: Any) -> bool:
-    try:
-        hash(x)
-    except TypeError:
-        return False
-    return True
 
 
 class Graph:
@@ -394,14 +199,14 @@ class Graph:
             labels = list(labels)
             if len(labels) != u.size:
                 raise ValueError(f"labels has {len(labels)} entries for {u.size} edges")
-        node_ids = cls._node_id_tuple(node_ids)
+        node_ids = _build.node_id_tuple(node_ids)
         observed = int(max(u.max(initial=-1), v.max(initial=-1))) + 1
         if num_nodes is None:
             num_nodes = len(node_ids) if node_ids is not None else observed
         num_nodes = _check_num_nodes(num_nodes)
         if observed > num_nodes:
             raise ValueError(f"an edge names node {observed - 1}, but num_nodes is {num_nodes}")
-        ids = cls._check_node_ids(node_ids, num_nodes)
+        ids = _build.check_node_ids(node_ids, num_nodes)
 
         if _any_equal(u, v):
             loops = u == v
@@ -419,7 +224,7 @@ class Graph:
         del u, v
         if labels is None:
             return cls._from_canonical(num_nodes=int(num_nodes), src=csrc, dst=cdst, node_ids=ids)
-        matrix, vocabulary = cls._label_matrix(labels, inverse, csrc.size)
+        matrix, vocabulary = _build.label_matrix_of_sets(labels, inverse, csrc.size)
         return cls._from_canonical(num_nodes=int(num_nodes), src=csrc, dst=cdst, labels=matrix, vocabulary=vocabulary, node_ids=ids)
 
     @classmethod
@@ -526,14 +331,14 @@ class Graph:
         observed = int(max(u.max(initial=-1), v.max(initial=-1))) + 1
         if observed > num_nodes:
             raise ValueError(f"an edge names node {observed - 1}, but num_nodes is {num_nodes}")
-        ids = cls._check_node_ids(cls._node_id_tuple(node_ids), num_nodes)
+        ids = _build.check_node_ids(_build.node_id_tuple(node_ids), num_nodes)
         if label_matrix is None and vocabulary is not None:
             raise ValueError("vocabulary given without label_matrix")
         if label_matrix is not None:
             if vocabulary is None:
                 raise ValueError("label_matrix needs a vocabulary naming its columns")
-            vocab = cls._check_vocabulary(vocabulary)
-            coo = cls._check_label_matrix(label_matrix, (u.size, len(vocab)))
+            vocab = _build.check_vocabulary(vocabulary)
+            coo = _build.check_label_matrix(label_matrix, (u.size, len(vocab)))
         csrc, cdst, inverse = _canonical_edges(u, v, num_nodes)
         del u, v
         num_edges = csrc.size
@@ -543,93 +348,6 @@ class Graph:
         matrix = _label_rows(coo, inverse, rank, num_edges)
         sorted_vocab = tuple(vocab[i] for i in order)
         return cls._from_canonical(num_nodes=int(num_nodes), src=csrc, dst=cdst, labels=matrix, vocabulary=sorted_vocab, node_ids=ids)
-
-    @staticmethod
-    def _node_id_tuple(node_ids: Any) -> tuple | None:
-        if node_ids is None:
-            return None
-        if isinstance(node_ids, (str, bytes)):
-            raise TypeError(f"node_ids must be a sequence of node names, got a single string {node_ids!r}")
-        if isinstance(node_ids, (set, frozenset, dict)):
-            raise TypeError(f"node_ids must be an ordered sequence of node names, got a {type(node_ids).__name__}")
-        try:
-            return tuple(node_ids)
-        except TypeError:
-            raise TypeError(f"node_ids must be a sequence of node names, got {type(node_ids).__name__}") from None
-
-    @staticmethod
-    def _check_node_ids(ids: tuple | None, num_nodes: int) -> tuple | None:
-        if ids is None:
-            return None
-        if len(ids) != num_nodes:
-            raise ValueError(f"node_ids has {len(ids)} entries for {num_nodes} nodes")
-        try:
-            distinct = len(set(ids))
-        except TypeError:
-            bad = next(x for x in ids if not _hashable(x))
-            raise TypeError(f"node_ids must be hashable, got {bad!r} ({type(bad).__name__})") from None
-        if distinct != len(ids):
-            raise ValueError("node_ids are not distinct")
-        return ids
-
-    @staticmethod
-    def _check_vocabulary(vocabulary: Any) -> list[str]:
-        if isinstance(vocabulary, (str, bytes)):
-            raise TypeError(f"vocabulary must be a sequence of strings, got a single string {vocabulary!r}")
-        if isinstance(vocabulary, (set, frozenset, dict)):
-            raise TypeError(f"vocabulary must be an ordered sequence of strings (one per column), got a {type(vocabulary).__name__}")
-        vocab = list(vocabulary)
-        for w in vocab:
-            if not isinstance(w, str):
-                raise TypeError(f"vocabulary must hold strings, got {w!r} ({type(w).__name__})")
-        vocab = [str(w) for w in vocab]  # numpy.str_ → str
-        if len(set(vocab)) != len(vocab):
-            raise ValueError("vocabulary has duplicate entries")
-        return vocab
-
-    @staticmethod
-    def _check_label_matrix(label_matrix: Any, shape: tuple[int, int]) -> sp.coo_array:
-        """The label matrix as COO after checking its shape and that every stored entry is 0/1."""
-        if not sp.issparse(label_matrix):
-            dense = np.asarray(label_matrix)
-            if dense.ndim != 2:
-                raise ValueError(f"label_matrix must be two-dimensional, got shape {dense.shape}")
-            if dense.dtype.kind not in "biuf":
-                raise TypeError(f"label_matrix must hold 0/1 (or bool) entries, got dtype {dense.dtype}")
-            label_matrix = dense
-        elif label_matrix.dtype.kind not in "biuf":
-            raise TypeError(f"label_matrix must hold 0/1 (or bool) entries, got dtype {label_matrix.dtype}")
-        coo = sp.coo_array(label_matrix)
-        if coo.shape != shape:
-            raise ValueError(f"label_matrix has shape {coo.shape}, expected {shape}")
-        data = coo.data
-        if data.dtype.kind != "b":
-            bad = (data != 0) & (data != 1)  # NaN compares unequal to both
-            if bad.any():
-                raise ValueError(f"label_matrix must hold 0/1 (or bool) entries, got {data[bad][0].item()!r}")
-        return coo
-
-    @staticmethod
-    def _label_matrix(labels: Sequence[Any], edge_of: np.ndarray, num_edges: int) -> tuple[sp.csr_array, tuple[str, ...]]:
-        """The canonical label matrix and sorted vocabulary of one iterable of strings per input
-        edge (input edge ``i`` is canonical edge ``edge_of[i]``; repeated edges' labels united).
-        One pass checks and codes each edge's labels (a word's code: its first appearance) into
-        flat arrays, with no set kept per edge; the matrix is then placed as in :meth:`from_arrays`."""
-        code: dict[str, int] = {}
-        sizes, cols = array("i"), array("i")  # 32-bit: a word's code and an edge's label count
-        for i, value in enumerate(labels):
-            items = _label_set(value, f"edge {i}")
-            sizes.append(len(items))
-            cols.extend([code.setdefault(word, len(code)) for word in items])
-            if len(code) > 2**31 - 2:
-                raise ValueError("more than 2**31 - 2 distinct labels")
-        words = list(code)
-        order, rank = _sort_order(words)
-        edges = len(sizes)
-        rows = np.repeat(np.arange(edges, dtype=np.int32 if edges < 2**31 - 1 else np.int64), np.frombuffer(sizes, dtype=np.int32))
-        del sizes
-        coo = sp.coo_array((np.ones(rows.size, dtype=bool), (rows, np.frombuffer(cols, dtype=np.int32))), shape=(edges, len(words)))
-        return _label_rows(coo, edge_of, rank, num_edges), tuple(words[i] for i in order.tolist())
 
     # ------------------------------------------------------------------ accessors
     @property
@@ -818,7 +536,7 @@ class Graph:
             label_sets = list(label_sets)
         if len(label_sets) != self.num_edges:
             raise ValueError(f"got {len(label_sets)} label sets for {self.num_edges} edges")
-        matrix, vocab = self._label_matrix(label_sets, np.arange(self.num_edges), self.num_edges)
+        matrix, vocab = _build.label_matrix_of_sets(label_sets, np.arange(self.num_edges), self.num_edges)
         return Graph._from_canonical(
             num_nodes=self._num_nodes, src=self._src, dst=self._dst, labels=matrix, vocabulary=vocab, node_ids=self._node_ids
         )

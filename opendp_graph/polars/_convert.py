@@ -16,7 +16,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..core._checks import not_a_graph
-from ..core.graph import Graph, _any_equal
+from ..core._build import _any_equal
+from ..core.graph import Graph
 
 __all__ = ["graph_from_polars", "graph_to_polars"]
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..core._checks import check_label_names, property_names
 from ..core._distributed import DistributedGraph
-from ..core.graph import MAX_NUM_NODES, _check_num_nodes, _check_self_loops
+from ..core._build import MAX_NUM_NODES, _check_num_nodes, _check_self_loops
 from ._engine import functions, is_dataframe, pyspark_sql, small_frame
 
 __all__ = ["SparkGraph", "graph_from_spark"]
