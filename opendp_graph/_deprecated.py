@@ -116,6 +116,7 @@ def install() -> None:
     from .core.graph import Graph
 
     if not any(isinstance(finder, _MovedModuleFinder) for finder in sys.meta_path):
-        sys.meta_path.append(_MovedModuleFinder())
+        sys.meta_path.insert(0, _MovedModuleFinder())  # before the path finder: a stale folder of an old package
+        # (opendp_graph/audit/__pycache__ left by an upgrade) would otherwise import as an empty namespace package
     Graph.from_polars = classmethod(_graph_from_polars)
     Graph.to_polars = _graph_to_polars
