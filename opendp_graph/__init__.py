@@ -17,6 +17,7 @@ from .metrics import (
     EdgeDistance,
     EdgeLabelDistance,
     GroupDistance,
+    MetricDescriptor,
     NodeDistance,
     NodeInsertionDistance,
     PaddedDegreeDistance,
