@@ -168,6 +168,26 @@ def test_name_strings_stay_accepted():
     assert (resolve_stability, stability_rule, supported_metrics) == (rules.resolve, rules.stability_rule, rules.supported_metrics)
     with pytest.raises(ValueError, match="^label_counts_monotonic has no stability rule for EdgeLabelDistance"):
         rules.resolve("label_counts_monotonic", DOMAIN.descriptor, dpg.edge_label_distance().descriptor, c=2)
+    before = rules.table()
+    assert rules.supported_metrics("no_such_query") == [] and rules.lookup(len, dpg.EdgeDistance) is None
+    assert rules.table() == before and "no_such_query" not in rules._BY_NAME  # a lookup adds nothing
+
+
+def test_rules_under_a_bare_name_join_the_constructor_registered_later(scratch_table):
+    class Mine(MetricDescriptor):
+        pass
+
+    early = rules.stability_rule("my_late_query", Mine)(lambda domain, metric: lambda d_in: d_in)
+
+    def make_my_late_query(input_domain, input_metric):
+        raise NotImplementedError
+
+    @rules.stability_rule(make_my_late_query, dpg.EdgeDistance)
+    def _edge(domain, metric):
+        return lambda d_in: d_in
+
+    assert rules.lookup(make_my_late_query, Mine) is early and rules.lookup("my_late_query", dpg.EdgeDistance) is _edge
+    assert [r.query for r in rules.table("my_late_query")] == ["make_my_late_query"] * 2
 
 
 # ----------------------------------------------------------------------------- (b) complete on import

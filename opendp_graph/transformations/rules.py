@@ -46,7 +46,19 @@ from typing import Any, Union
 
 from ..metrics import MetricDescriptor
 
-__all__ = ["QueryKey", "Row", "stability_rule", "register", "variant", "query_key", "lookup", "resolve", "resolve_stability", "supported_metrics", "table"]
+__all__ = [
+    "QueryKey",
+    "Row",
+    "stability_rule",
+    "register",
+    "variant",
+    "query_key",
+    "lookup",
+    "resolve",
+    "resolve_stability",
+    "supported_metrics",
+    "table",
+]
 
 StabilityMap = Callable[[Any], Any]
 StabilityRule = Callable[..., StabilityMap]
@@ -97,8 +109,13 @@ _BY_NAME: dict[str, QueryKey] = {}
 _KEYS: dict[tuple[Any, str | None], QueryKey] = {}
 
 
+def _slot(key: QueryKey) -> tuple[Any, str | None]:
+    return (key.constructor, key.variant) if key.constructor is not None else (None, key.name)
+
+
 def _remember(key: QueryKey) -> QueryKey:
-    known = _KEYS.get((key.constructor, key.variant if key.constructor is not None else key.name))
+    """``key`` in the table's index (or the equal key already there)."""
+    known = _KEYS.get(_slot(key))
     if known is not None:
         return known
     if key.derived_from is None:
@@ -110,24 +127,25 @@ def _remember(key: QueryKey) -> QueryKey:
         elif other is not None and other != key:
             raise ValueError(f"the query name {key.name!r} already names {other}; give {key} another name")
         _BY_NAME[key.name] = key
-    _KEYS[(key.constructor, key.variant if key.constructor is not None else key.name)] = key
+    _KEYS[_slot(key)] = key
     return key
 
 
 def query_key(query: Query) -> QueryKey:
     """The key of ``query``: a :class:`QueryKey` as it is, a constructor's default key, or the
-    key a name string stands for (the query of that name, or a name-only key)."""
+    key a name string stands for (the query of that name, or a name-only key). A lookup: it
+    adds nothing to the table."""
     if isinstance(query, QueryKey):
-        return _remember(query)
+        return _KEYS.get(_slot(query), query)
     if isinstance(query, str):
         known = _BY_NAME.get(query)
-        return known if known is not None else _remember(QueryKey(None, None, query))
+        return known if known is not None else QueryKey(None, None, query)
     if callable(query):
         known = _KEYS.get((query, None))
         if known is not None:
             return known
         name = query.__name__
-        return _remember(QueryKey(query, None, name[len("make_"):] if name.startswith("make_") else name))
+        return QueryKey(query, None, name[len("make_"):] if name.startswith("make_") else name)
     raise TypeError(f"a query is a make_x constructor, a QueryKey or a query name, got {query!r}")
 
 
@@ -142,12 +160,12 @@ def variant(
     and ``make_graph_transformation(query=...)``). Its query name is ``<constructor's>_<name>``;
     a derived variant's rules are ``derived_from``'s, their maps passed through ``adapt``, and
     its query name is ``derived_from``'s."""
-    base = query_key(constructor)
+    base = _remember(query_key(constructor))
     if derived_from is None:
         if adapt is not None:
             raise ValueError("adapt is for a derived variant (derived_from=...)")
         return _remember(QueryKey(constructor, name, f"{base.name}_{name}"))
-    source = query_key(derived_from)
+    source = _remember(query_key(derived_from))
     key = QueryKey(constructor, name, source.name, derived_from=source, adapt=adapt)
     known = _KEYS.get((constructor, name))
     if known is not None and (known.derived_from, known.adapt) != (key.derived_from, key.adapt):
@@ -160,7 +178,7 @@ def stability_rule(query: Query, *metric_types: type) -> Callable[[StabilityRule
     (its constructor, a :func:`variant`, or a query name) under each of ``metric_types`` (each
     a subclass of :class:`~opendp_graph.metrics.MetricDescriptor`). Registering twice for the
     same pair is an error, and so is registering for a derived variant (it has its source's)."""
-    key = query_key(query)
+    key = _remember(query_key(query))
     if key.derived_from is not None:
         raise ValueError(f"{key} is derived from {key.derived_from}: register the rule there")
     for metric_type in metric_types:
