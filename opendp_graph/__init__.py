@@ -25,6 +25,7 @@ from .core import (
     Graph,
     GraphDomain,
     GroupDistance,
+    MetricDescriptor,
     NodeDistance,
     NodeInsertionDistance,
     PaddedDegreeDistance,
@@ -90,7 +91,7 @@ __all__ = [
     # core
     "Graph", "GraphDomain", "graph_domain",
     "EdgeDistance", "NodeDistance", "NodeInsertionDistance", "GroupDistance", "EdgeLabelDistance",
-    "DegreeSequenceDistance", "PaddedDegreeDistance",
+    "DegreeSequenceDistance", "PaddedDegreeDistance", "MetricDescriptor",
     "edge_distance", "node_distance", "node_insertion_distance", "group_distance", "edge_label_distance",
     "degree_sequence_distance", "padded_degree_distance",
     # transformations

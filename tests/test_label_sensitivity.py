@@ -489,9 +489,11 @@ def test_core_label_rules_exhaustive(metric_name, cap):
         assert (t(g), tmap(g)) == (label_counts(g, c, vocab), label_count_map(g, c))
 
 
-def test_label_contribution_is_an_int_for_other_rules():
+def test_label_contribution_carries_c_as_a_value():
+    """A frozen value, not an ``int``: rules read ``c.c`` (``tests/test_rule_table.py`` checks
+    that it is immutable)."""
     c = LabelContribution(4, counted=2, domain_cap=None)
-    assert c == 4 and 2 * c == 8 and isinstance(c, int)
+    assert c.c == 4 and not isinstance(c, int) and c == LabelContribution(4, counted=2, domain_cap=None)
     assert (c.effective, c.can_displace) == (2, False)
     assert LabelContribution(1, counted=None, domain_cap=None).can_displace
     assert not LabelContribution(3, counted=None, domain_cap=3).can_displace

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 import opendp.prelude as dp
 
 from ..core.graph import Graph
-from ..core.metrics import changed_pairs
+from ..core.metrics import MetricDescriptor, changed_pairs
 from .policy import BlowfishPolicy
 
 __all__ = ["BlowfishDistance", "blowfish_distance", "changed_pairs"]
@@ -61,11 +61,18 @@ MAX_AMBIGUOUS_PAIRS = 22
 
 
 @dataclass(frozen=True)
-class BlowfishDistance:
+class BlowfishDistance(MetricDescriptor):
     """Descriptor of :func:`blowfish_distance`; its ``repr`` (with the policy's) is the OpenDP
     identifier, so two metrics are equal exactly when their policies are."""
 
     policy: BlowfishPolicy
+
+    @property
+    def one_edge_distance(self) -> float:
+        """``1`` when everyone is protected (one edge is one discriminative change of either
+        end's ego network, under every secret graph); ``inf`` with VIPs (an edge between two
+        standard people is unprotected)."""
+        return 1 if self.policy.vip is None else INF
 
     def check_graph(self, graph: Graph) -> None:
         """Refuse a graph on other people than the policy's (called by every query under this

@@ -20,7 +20,7 @@ import opendp.prelude as dp
 from ..core.domains import graph_domain_descriptor
 from ..core.graph import Graph
 from ..core.metrics import metric_descriptor
-from ..transformations._core import then
+from ..transformations import then
 from ..transformations.degrees import check_bins, make_binned
 from .metric import BlowfishDistance
 from .policy import _people
@@ -117,7 +117,7 @@ def make_standard_degree_histogram(
         input_domain,
         input_metric,
         bins,
-        "standard_degree_histogram",
+        make_standard_degree_histogram,
         lambda g, b: standard_degree_histogram(g, vip_set, b),
         params={"vip": vip_set},
     )
@@ -155,7 +155,7 @@ def make_vip_standard_histogram(
         input_domain,
         input_metric,
         bins,
-        "vip_standard_histogram",
+        make_vip_standard_histogram,
         lambda g, b: vip_standard_histogram(g, vip_set, b, side),
         params={"vip": vip_set, "side": side},
     )

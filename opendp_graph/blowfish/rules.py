@@ -1,5 +1,5 @@
 """Policy-specific sensitivities (Nassar et al., §3) of every graph query under
-:func:`~opendp_graph.blowfish_distance`, registered with the stability-rule registry.
+:func:`~opendp_graph.blowfish_distance`, registered in the rule table (:mod:`opendp_graph.transformations.rules`).
 
 **Notation.** ``d`` = input distance (rounded down), ``n`` = number of people (the domain's
 ``num_nodes`` or the policy's, which must agree), ``D`` = the domain's ``max_degree``, ``B`` = the
@@ -39,8 +39,18 @@ from typing import Any
 
 from ..core.domains import GraphDomain
 from ..core.metrics import EdgeDistance, integer_d_in
-from ..transformations._core import stability_rule
+from ..transformations import (
+    make_cumulative_degree_histogram,
+    make_degree_histogram,
+    make_edge_count,
+    make_label_count_map,
+    make_label_counts,
+    make_triangle_count,
+)
+from ..transformations.labels import LabelContribution
+from ..transformations.rules import stability_rule
 from .metric import BlowfishDistance
+from .queries import make_standard_degree_histogram, make_vip_standard_histogram
 
 __all__ = ["policy_context", "standard_histogram_rule", "vip_standard_rule"]
 
@@ -80,7 +90,7 @@ def _unbounded(query: str, ctx: dict[str, Any]) -> ValueError:
 
 
 # ------------------------------------------------------------------------------- edge count
-@stability_rule("edge_count", BlowfishDistance)
+@stability_rule(make_edge_count, BlowfishDistance)
 def edge_count_rule(domain, metric):
     """``d·min(s, D)``. The count changes by ``Σ_v (a_v − r_v)``, and ``|a_v − r_v| ≤
     max(a_v, r_v) ≤ min(D, k_v·s) ≤ k_v·min(D, s)``. Tight for ``d = 1``: attribute ``1`` (one
@@ -93,7 +103,7 @@ def edge_count_rule(domain, metric):
 
 
 # ------------------------------------------------------------------------------- histograms
-@stability_rule("degree_histogram", BlowfishDistance)
+@stability_rule(make_degree_histogram, BlowfishDistance)
 def degree_histogram_rule(domain, metric, bins):
     """``2·min(n, d·c)`` with ``c = min(1 + s, 2s, 2D)``.
 
@@ -119,7 +129,7 @@ def degree_histogram_rule(domain, metric, bins):
     return lambda d_in: 2 * _min(n, _times(per_step, integer_d_in(d_in)))
 
 
-@stability_rule("cumulative_degree_histogram", BlowfishDistance)
+@stability_rule(make_cumulative_degree_histogram, BlowfishDistance)
 def cumulative_histogram_rule(domain, metric, bins):
     """``min(d·min(A, C), n·B)`` with ``A = min(B, D, s) + min(s, 2D)`` and ``C = 2·min(D, s)``.
 
@@ -152,7 +162,7 @@ def cumulative_histogram_rule(domain, metric, bins):
 
 
 # ------------------------------------------------------------------------------- triangles
-@stability_rule("triangle_count", BlowfishDistance)
+@stability_rule(make_triangle_count, BlowfishDistance)
 def triangle_count_rule(domain, metric):
     """``d·min(min(s, D)·t, C(Δ, 2))`` with ``t = min(D − 1, n − 2)`` and ``Δ = min(D, n − 1)``.
 
@@ -183,23 +193,25 @@ def _label_edges(query: str, domain, metric) -> int:
     return m
 
 
-@stability_rule("label_counts", BlowfishDistance)
+@stability_rule(make_label_counts, BlowfishDistance)
 def label_counts_rule(domain, metric, c):
     """``2c·d·min(s, D)``. A contact's labels are one categorical attribute of the tuple, so a
     step may add, remove or relabel contacts. At centre ``v`` the counts move by at most
     ``c(a_v + r_v) + 2c·l_v ≤ 2c·max(a_v + l_v, r_v + l_v) ≤ 2c·min(D, k_v s)``. Attribute:
     ``2c`` (relabelling one edge from ``c`` properties to ``c`` others), tight — twice edge DP's
     ``c``, because edge DP counts a relabelling as two changes and Blowfish as one."""
+    c = LabelContribution.of(c).c  # the cap applied to each edge
     m = _label_edges("label_counts", domain, metric)
     return lambda d_in: 2 * c * integer_d_in(d_in) * m
 
 
-@stability_rule("label_count_map", BlowfishDistance)
+@stability_rule(make_label_count_map, BlowfishDistance)
 def label_count_map_rule(domain, metric, c):
     """``(ℓ0, ℓ1, ℓ∞) = (2c·d·m, 2c·d·m, d·m)`` with ``m = min(s, D)``: ℓ1 as for
     :func:`label_counts_rule` (and ``ℓ0 ≤ ℓ1``); one property's count moves by at most the larger
     of the number of changed contacts gaining it (``≤ Σ_v (a_v + l_v)``) and losing it
     (``≤ Σ_v (r_v + l_v)``), each ``≤ Σ_v min(D, k_v s) ≤ d·m``."""
+    c = LabelContribution.of(c).c
     m = _label_edges("label_count_map", domain, metric)
 
     def stability(d_in):
@@ -214,7 +226,7 @@ def _standard_count(n: int | None, vip: tuple[int, ...]) -> int | None:
     return None if n is None else n - len(vip)
 
 
-@stability_rule("standard_degree_histogram", BlowfishDistance)
+@stability_rule(make_standard_degree_histogram, BlowfishDistance)
 def standard_histogram_rule(domain, metric, bins, vip):
     """``2·min(n_std, d·min(s_std, 2D))`` where ``n_std = n − |VIP|`` and ``s_std`` is ``s``
     counting standard contacts only.
@@ -236,7 +248,7 @@ def standard_histogram_rule(domain, metric, bins, vip):
     return lambda d_in: 2 * _min(n_std, _times(per_step, integer_d_in(d_in)))
 
 
-@stability_rule("vip_standard_histogram", BlowfishDistance)
+@stability_rule(make_vip_standard_histogram, BlowfishDistance)
 def vip_standard_rule(domain, metric, bins, vip, side):
     """``side="vip"``: ``2·min(d, |VIP|)`` under every VIP policy. A VIP's count of standard
     contacts changes only if a changed pair joins it to a standard vertex; that pair's only
@@ -255,7 +267,7 @@ def vip_standard_rule(domain, metric, bins, vip, side):
 
 
 # ----------------------------------------------------------------- the VIP queries under edge DP
-@stability_rule("standard_degree_histogram", EdgeDistance)
+@stability_rule(make_standard_degree_histogram, EdgeDistance)
 def _standard_histogram_edge(domain, metric, bins, vip):
     """Edge distance: ``2·min(n_std, 2d)``: an edge changes at most two standard degrees (tight:
     an edge between two isolated standard vertices)."""
@@ -263,7 +275,7 @@ def _standard_histogram_edge(domain, metric, bins, vip):
     return lambda d_in: 2 * _min(n_std, 2 * integer_d_in(d_in))
 
 
-@stability_rule("vip_standard_histogram", EdgeDistance)
+@stability_rule(make_vip_standard_histogram, EdgeDistance)
 def _vip_standard_edge(domain, metric, bins, vip, side):
     """Edge distance: an edge moves the counts only if it joins a VIP and a standard vertex, and
     then one count on each side: ``2·min(d, |VIP|)`` (``side="vip"``) or ``2·min(d, n_std)``."""

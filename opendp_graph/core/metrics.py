@@ -26,6 +26,7 @@ from ._checks import positive_integer
 from .graph import Graph
 
 __all__ = [
+    "MetricDescriptor",
     "EdgeDistance",
     "NodeDistance",
     "NodeInsertionDistance",
@@ -73,13 +74,63 @@ def changed_pairs(g1: Graph, g2: Graph) -> list[tuple[int, int]]:
     return sorted((k // n, k % n) for k in only1 + only2 + changed)
 
 
+class MetricDescriptor:
+    """The base of every metric descriptor: it declares each capability a stability rule or a
+    query may ask of a metric, with its default. A descriptor overrides what differs from the
+    default (a class attribute, a dataclass field or a property); queries read these attributes
+    and nothing undeclared.
+
+    :func:`metric_descriptor` refuses a descriptor that does not derive from this class, and the
+    rule table (:mod:`opendp_graph.transformations.rules`) refuses to register a rule for a
+    metric type that does not: a user-made neighbour notion subclasses it (usually as a frozen
+    dataclass, whose ``repr`` is then its OpenDP identifier).
+
+    >>> from opendp_graph.core.metrics import MetricDescriptor
+    >>> class Whole(MetricDescriptor):
+    ...     def distance(self, g1, g2):
+    ...         return 0 if g1 == g2 else float("inf")
+    >>> m = Whole()
+    >>> m.requires_labeled_domain, m.label_cap_lowers_sensitivity, m.vocabulary, m.one_edge_distance
+    (False, True, None, None)
+    """
+
+    requires_labeled_domain: ClassVar[bool] = False
+    """Only edge labels are secret: every query refuses an unlabeled domain (where it would
+    protect nothing). Read by :func:`~opendp_graph.transformations.make_graph_transformation`."""
+
+    label_cap_lowers_sensitivity: ClassVar[bool] = True
+    """A per-edge cap ``c`` (``max_labels_per_edge``) can lower the label queries' sensitivity;
+    ``False``: the label queries apply no cap (Pufferfish). Read by the label queries."""
+
+    vocabulary: tuple[str, ...] | None = None
+    """The properties the label queries may read (a tuple), or ``None``: any. Read by the label
+    queries and :func:`~opendp_graph.make_candidate_top_k`."""
+
+    one_edge_distance: float | None = None
+    """The distance of a change of one edge (graphs on the same nodes differing in one edge):
+    ``inf`` when some such change is not a finite distance (the metric does not protect edges),
+    ``None`` when unknown. Read by :func:`~opendp_graph.interpret.edge_secret_guarantee`."""
+
+    def check_graph(self, graph: Graph) -> None:
+        """A precondition of the metric's guarantee on the part of the graph it treats as public
+        (raise ``ValueError`` to refuse the graph); the default accepts every graph. Every query
+        under the metric calls it with the domain check, before it reads the graph."""
+
+    def distance(self, g1: Graph, g2: Graph) -> float:
+        """The exact distance of two graphs, in plain Python (for tests on small graphs); the
+        default has none."""
+        raise NotImplementedError(f"{type(self).__name__} has no exact distance")
+
+
 @dataclass(frozen=True)
-class EdgeDistance:
+class EdgeDistance(MetricDescriptor):
     """Edge-level: the size of the symmetric difference of the (edge, labels) records.
 
     Adding or removing one edge is distance 1; changing the labels of an existing edge is a
     removal plus an addition, distance 2 (exactly like OpenDP's ``symmetric_distance`` on records).
     """
+
+    one_edge_distance: ClassVar[float] = 1  # by definition
 
     def distance(self, g1: Graph, g2: Graph) -> float:
         if not g1.same_node_set(g2):
@@ -89,13 +140,15 @@ class EdgeDistance:
 
 
 @dataclass(frozen=True)
-class NodeDistance:
+class NodeDistance(MetricDescriptor):
     """Node-level (bounded): the least number of nodes whose incident edges (with their labels)
     must be rewired to turn one graph into the other; the node set itself is public and fixed.
 
     ``distance`` computes a minimum vertex cover of the differing edges exactly (exponential in
     the answer; for tests on small graphs).
     """
+
+    one_edge_distance: ClassVar[float] = 1  # one endpoint's incident edges cover the change
 
     def distance(self, g1: Graph, g2: Graph) -> float:
         if not g1.same_node_set(g2):
@@ -130,7 +183,7 @@ def _edges_by_id(g: Graph) -> dict[frozenset, frozenset[str] | None]:
 
 
 @dataclass(frozen=True)
-class NodeInsertionDistance:
+class NodeInsertionDistance(MetricDescriptor):
     """Node-level, unbounded (add/remove a node): the least number of node insertions and
     deletions, each with all of the node's edges (and their labels), that turn one graph into the
     other. Nodes are matched by their public id (``node_ids``, else the index).
@@ -144,6 +197,8 @@ class NodeInsertionDistance:
     ``distance`` is ``|V₁ △ V₂| + 2·τ``, ``τ`` the minimum vertex cover of the edges that differ
     among the shared nodes (exponential in ``τ``; for tests on small graphs).
     """
+
+    one_edge_distance: ClassVar[float] = 2  # delete an endpoint and insert it again without the edge
 
     def distance(self, g1: Graph, g2: Graph) -> float:
         if g1.is_labeled != g2.is_labeled:
@@ -159,7 +214,7 @@ class NodeInsertionDistance:
 
 
 @dataclass(frozen=True)
-class PaddedDegreeDistance:
+class PaddedDegreeDistance(MetricDescriptor):
     """L1 distance between degree vectors indexed by node id, an absent node counted at degree
     ``θ + 1``: ``Σ_{x ∈ V₁∩V₂} |deg₁ x − deg₂ x| + Σ_{x ∈ V₁△V₂} (θ + 1 − deg x)`` (a
     pseudo-metric: the L1 distance of the padded vectors). Graphs with a degree above ``θ`` are at
@@ -177,6 +232,8 @@ class PaddedDegreeDistance:
 
     theta: int
 
+    one_edge_distance: ClassVar[float] = 2  # both endpoints' degrees move by one
+
     def distance(self, g1: Graph, g2: Graph) -> float:
         if g1.max_degree > self.theta or g2.max_degree > self.theta:
             return INF
@@ -187,7 +244,7 @@ class PaddedDegreeDistance:
 
 
 @dataclass(frozen=True)
-class EdgeLabelDistance:
+class EdgeLabelDistance(MetricDescriptor):
     """Edge-label (confidentiality) setting: the structure is public and equal; the distance is
     the number of edges whose label sets differ (Shafieinejad et al., §3.2). Graphs with
     different structures are at distance ``inf``.
@@ -198,6 +255,7 @@ class EdgeLabelDistance:
     """
 
     requires_labeled_domain: ClassVar[bool] = True
+    one_edge_distance: ClassVar[float] = INF  # the structure is public: adding an edge is not a neighbouring change
 
     def distance(self, g1: Graph, g2: Graph) -> float:
         if not g1.same_node_set(g2) or not np.array_equal(g1.edge_keys, g2.edge_keys):
@@ -210,12 +268,14 @@ class EdgeLabelDistance:
 
 
 @dataclass(frozen=True)
-class GroupDistance:
+class GroupDistance(MetricDescriptor):
     """Group privacy: edge-level changes counted in groups of ``k`` edges,
     ``ceil(edge_distance / k)``. A metric because ``ceil(a/k) + ceil(b/k) ≥ ceil((a+b)/k)``.
     """
 
     k: int
+
+    one_edge_distance: ClassVar[float] = 1  # ceil(1 / k) = 1
 
     def distance(self, g1: Graph, g2: Graph) -> float:
         d = EdgeDistance().distance(g1, g2)
@@ -223,13 +283,15 @@ class GroupDistance:
 
 
 @dataclass(frozen=True)
-class DegreeSequenceDistance:
+class DegreeSequenceDistance(MetricDescriptor):
     """L1 distance between degree sequences, ``Σ_v |deg₁(v) − deg₂(v)|`` (a pseudo-metric).
 
     The output metric of :func:`~opendp_graph.make_degree_projection`: the projection is not
     stable in edges (one changed input edge can start a long alternating cascade), but the degree
     sequence moves little, and degree-based queries only see the degree sequence.
     """
+
+    one_edge_distance: ClassVar[float] = 2  # both endpoints' degrees move by one
 
     def distance(self, g1: Graph, g2: Graph) -> float:
         if not g1.same_node_set(g2):
@@ -295,14 +357,20 @@ def degree_sequence_distance() -> dp.Metric:
     return _metric(DegreeSequenceDistance())
 
 
-def metric_descriptor(metric: Any) -> Any:
-    """The Python descriptor behind an OpenDP metric, or a ``TypeError``."""
+def metric_descriptor(metric: Any) -> MetricDescriptor:
+    """The Python descriptor behind an OpenDP metric, or a ``TypeError`` (also for a descriptor
+    that does not derive from :class:`MetricDescriptor`)."""
     try:
         descriptor = metric.descriptor if isinstance(metric, dp.Metric) else None
     except Exception:  # built-in OpenDP metrics have no Python descriptor
         descriptor = None
     if descriptor is None:
         raise TypeError(f"input_metric must be a graph metric from opendp_graph (e.g. dpg.edge_distance()), got {metric!r}")
+    if not isinstance(descriptor, MetricDescriptor):
+        raise TypeError(
+            f"the descriptor of {metric!r} is a {type(descriptor).__name__}, which does not derive from "
+            "opendp_graph.core.metrics.MetricDescriptor (the declared capabilities of a graph metric): subclass it"
+        )
     return descriptor
 
 

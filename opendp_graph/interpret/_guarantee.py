@@ -24,47 +24,16 @@ from typing import Any
 import opendp.prelude as dp
 
 from ..core.domains import GraphDomain
-from ..core.metrics import (
-    DegreeSequenceDistance,
-    EdgeDistance,
-    EdgeLabelDistance,
-    GroupDistance,
-    NodeDistance,
-    NodeInsertionDistance,
-    PaddedDegreeDistance,
-    metric_descriptor,
-)
+from ..core.metrics import metric_descriptor
 from ._ergm import AlphaReport
 
 __all__ = ["EdgeSecretGuarantee", "edge_secret_guarantee", "describe_guarantee"]
 
-# Distance between two graphs on the same nodes that differ in exactly one edge, per metric.
-_ONE_EDGE = {
-    EdgeDistance: 1,  # by definition
-    NodeDistance: 1,  # one endpoint's incident edges cover the change
-    NodeInsertionDistance: 2,  # delete an endpoint and insert it again without the edge
-    PaddedDegreeDistance: 2,  # both endpoints' degrees move by one
-    GroupDistance: 1,  # ceil(1 / k) = 1
-    DegreeSequenceDistance: 2,  # both endpoints' degrees move by one
-}
-
-
 def _one_edge_distance(descriptor: Any) -> float | None:
-    """The distance of a one-edge change under a metric of this package (``inf`` where some
-    one-edge change is not a finite distance: the metric does not protect edges), or ``None`` for
-    a metric this package does not know."""
-    from ..blowfish.metric import BlowfishDistance
-    from ..pufferfish.metric import PufferfishDistance
-
-    if type(descriptor) in _ONE_EDGE:
-        return _ONE_EDGE[type(descriptor)]
-    if isinstance(descriptor, (EdgeLabelDistance, PufferfishDistance)):
-        return math.inf  # the structure is public: adding an edge is not a neighbouring change
-    if isinstance(descriptor, BlowfishDistance):
-        # with everyone protected, one edge is one discriminative change of either end's ego network
-        # under every secret graph; with VIPs, an edge between two standard people is unprotected
-        return 1 if descriptor.policy.vip is None else math.inf
-    return None
+    """The distance of a one-edge change under the metric (``inf`` where some one-edge change is
+    not a finite distance: the metric does not protect edges), or ``None`` when the metric does
+    not say: its declared :attr:`~opendp_graph.core.metrics.MetricDescriptor.one_edge_distance`."""
+    return descriptor.one_edge_distance
 
 
 @dataclass(frozen=True)

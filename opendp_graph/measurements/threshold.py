@@ -12,7 +12,7 @@ from numbers import Integral, Real
 import opendp.prelude as dp
 
 from ..core._checks import OPENDP_INTEGER_TYPES, float_at_most
-from ..transformations._core import then
+from ..transformations import then
 
 __all__ = ["make_laplace_threshold", "then_laplace_threshold", "calibrate_laplace_threshold"]
 

@@ -125,8 +125,8 @@ def make_candidate_top_k(
     # metric may count (fewer if its vocabulary is smaller, and then so is every candidate list);
     # the L∞ maps do not depend on which properties are counted (docstring), and a smaller k'
     # only lowers OpenDP's map, so every stage 2 the candidates can produce fits it
-    restriction = getattr(metric_descriptor(input_metric), "vocabulary", None)
-    probe = list(restriction[:k]) if isinstance(restriction, tuple) else [f"_{i}" for i in range(k)]
+    restriction = metric_descriptor(input_metric).vocabulary
+    probe = list(restriction[:k]) if restriction is not None else [f"_{i}" for i in range(k)]
     if not probe:
         raise ValueError("the input metric's model describes no property: there is nothing to rank")
     metric_2 = _stage_2_metric(input_domain, input_metric, c, probe, d_in)

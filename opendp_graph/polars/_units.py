@@ -98,7 +98,7 @@ from opendp.mod import ChangeOneIdDistance, FrameDistance, SymmetricIdDistance
 
 from ..core._checks import positive_integer
 from ._convert import _collect
-from ._table_checks import _check_table, _column_name, pair_identifier, rows_per_pair, rows_per_person
+from ._table_checks import _check_table, _column_name, pair_identifier
 
 __all__ = [
     "PrivacyUnit",

@@ -100,9 +100,15 @@ from typing import ClassVar
 import opendp.prelude as dp
 
 from ..core.graph import Graph
-from ..core.metrics import integer_d_in
-from ..transformations._core import stability_rule
-from ..transformations.labels import LabelContribution, monotonic_single_unit
+from ..core.metrics import MetricDescriptor, integer_d_in
+from ..transformations.labels import (
+    LABEL_COUNTS_MONOTONIC,
+    LabelContribution,
+    make_label_count_map,
+    make_label_counts,
+    monotonic_single_unit,
+)
+from ..transformations.rules import stability_rule
 from .models import CorrelationModel, flip_bound
 
 __all__ = ["PufferfishDistance", "pufferfish_distance", "make_pufferfish_approximate"]
@@ -115,7 +121,7 @@ _COUPLING_ACCOUNTED: contextvars.ContextVar[bool] = contextvars.ContextVar("puff
 
 
 @dataclass(frozen=True, repr=False)
-class PufferfishDistance:
+class PufferfishDistance(MetricDescriptor):
     """Descriptor of :func:`pufferfish_distance`; its ``repr`` (every field) is the identifier.
 
     ``model`` is compared through ``model_repr`` (class, parameters, provenance and a content
@@ -127,6 +133,9 @@ class PufferfishDistance:
     secret moves one property's count: ``max(W, 1)``; a binding cap makes it ``2·max(hi, 1 − lo)``,
     never less), so the label queries apply none: ``max_labels_per_edge`` is not used, and no
     count is dropped (module docstring, *Contribution bound*)."""
+
+    one_edge_distance: ClassVar[float] = INF
+    """The structure is public: adding an edge is not a neighbouring change."""
 
     model_repr: str
     d_min: int
@@ -462,7 +471,7 @@ _ONE_FLIP = """
 """
 
 
-@stability_rule("label_counts", PufferfishDistance)
+@stability_rule(make_label_counts, PufferfishDistance)
 def _pufferfish_counts(domain, metric: PufferfishDistance, c):
     """L1 ``2·max(hi, 1 − lo)·d_in`` when the contribution bound ``c`` can bind, else
     ``max(hi, −lo)·d_in = max(W, 1)·d_in`` (``0`` if no edge can contribute anything).
@@ -494,7 +503,7 @@ _pufferfish_counts.__doc__ += _ONE_FLIP + """
 """
 
 
-@stability_rule("label_counts_monotonic", PufferfishDistance)
+@stability_rule(LABEL_COUNTS_MONOTONIC, PufferfishDistance)
 def _pufferfish_counts_monotonic(domain, metric: PufferfishDistance, c):
     """``max(hi, −lo) = max(W, 1)`` at ``d_in = 1`` into ``linf_distance(monotonic=True)``, when
     the cap cannot bind: one coupled flip then moves the flipped property's count only (proof of
@@ -511,7 +520,7 @@ def _pufferfish_counts_monotonic(domain, metric: PufferfishDistance, c):
     return monotonic_single_unit(max(metric.hi, -metric.lo) if c.effective else 0)
 
 
-@stability_rule("label_count_map", PufferfishDistance)
+@stability_rule(make_label_count_map, PufferfishDistance)
 def _pufferfish_map(domain, metric: PufferfishDistance, c):
     """``(ℓ0, ℓ1, ℓ∞)`` per unit of ``d_in``, with ``M = max(hi, 1 − lo)``:
 

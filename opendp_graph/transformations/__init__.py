@@ -1,6 +1,12 @@
-"""Stable graph queries. Each ``make_x(input_domain, input_metric, ...)`` has a ``then_x`` twin."""
+"""Stable graph queries. Each ``make_x(input_domain, input_metric, ...)`` has a ``then_x`` twin.
 
-from ._core import make_graph_transformation, resolve_stability, stability_rule, supported_metrics, then
+Their stability rules, and those Blowfish and Pufferfish add, are in one table:
+:mod:`opendp_graph.transformations.rules`.
+"""
+
+from . import rules
+from ._core import make_graph_transformation, then
+from .rules import resolve_stability, stability_rule, supported_metrics
 from .degrees import *  # noqa: F401,F403
 from .degrees import __all__ as _degrees_all
 from .labels import *  # noqa: F401,F403

@@ -1,11 +1,8 @@
-"""Plumbing shared by every graph query: the stability-rule registry and the constructor helper.
+"""Plumbing shared by every graph query: the constructor helper and ``then``.
 
-A *stability rule* maps ``(domain descriptor, metric descriptor, **query parameters)`` to a
-stability map ``d_in -> d_out``, or raises a ``ValueError`` saying why the query has no finite
-sensitivity under that metric (for example node-level privacy without a degree bound). Rules are
-registered per (query name, metric descriptor type), so a new neighbour notion (a Blowfish
-policy, a Pufferfish model) adds its proven sensitivities next to its own definition, without
-touching the queries.
+The stability-rule table is :mod:`opendp_graph.transformations.rules`; ``stability_rule``,
+``resolve_stability`` and ``supported_metrics`` are importable from here too (the names this
+module used to define).
 """
 
 from __future__ import annotations
@@ -17,50 +14,18 @@ from typing import Any
 import opendp.prelude as dp
 from opendp.mod import _PartialConstructor
 
-from ..core.domains import GraphDomain, graph_domain_descriptor
+from ..core.domains import graph_domain_descriptor
 from ..core.metrics import NodeInsertionDistance, integer_d_in, metric_descriptor
+from .rules import Query, StabilityMap, query_key, resolve_stability, stability_rule, supported_metrics
 
 __all__ = ["stability_rule", "resolve_stability", "make_graph_transformation", "then", "supported_metrics"]
-
-StabilityMap = Callable[[Any], Any]
-StabilityRule = Callable[..., StabilityMap]
-
-_RULES: dict[str, dict[type, StabilityRule]] = {}
-
-
-def stability_rule(query: str, *metric_types: type) -> Callable[[StabilityRule], StabilityRule]:
-    """Decorator registering ``rule(domain, metric, **params) -> stability_map`` for ``query``
-    under each of ``metric_types``. Registering twice for the same pair is an error."""
-
-    def register(rule: StabilityRule) -> StabilityRule:
-        table = _RULES.setdefault(query, {})
-        for metric_type in metric_types:
-            if metric_type in table:
-                raise ValueError(f"a stability rule for {query} under {metric_type.__name__} is already registered")
-            table[metric_type] = rule
-        return rule
-
-    return register
-
-
-def supported_metrics(query: str) -> list[str]:
-    return sorted(t.__name__ for t in _RULES.get(query, {}))
-
-
-def resolve_stability(query: str, domain: GraphDomain, metric: Any, **params: Any) -> StabilityMap:
-    rule = _RULES.get(query, {}).get(type(metric))
-    if rule is None:
-        raise ValueError(
-            f"{query} has no stability rule for {metric!r}; supported metrics: {', '.join(supported_metrics(query))}"
-        )
-    return rule(domain, metric, **params)
 
 
 def make_graph_transformation(
     input_domain: dp.Domain,
     input_metric: dp.Metric,
     *,
-    query: str,
+    query: Query,
     output_domain: dp.Domain,
     output_metric: dp.Metric,
     function: Callable[[Any], Any],
@@ -70,34 +35,39 @@ def make_graph_transformation(
     """Build a graph query: features and arguments are checked here, at construction; the
     returned function checks domain membership before it reads the graph.
 
-    A metric descriptor may define ``check_graph(graph)``: a precondition of its guarantee on
-    the part of the graph that the metric treats as public (for example a Pufferfish model must
-    cover the public structure). It runs with the domain check, before the query.
+    ``query`` is the key of the query's rules in :mod:`~opendp_graph.transformations.rules`:
+    its ``make_x`` constructor, a declared variant of it, or (as before) its name.
+
+    The metric descriptor's ``check_graph(graph)``
+    (:meth:`~opendp_graph.core.metrics.MetricDescriptor.check_graph`) is a precondition of its
+    guarantee on the part of the graph that the metric treats as public (for example a
+    Pufferfish model must cover the public structure). It runs with the domain check, before the
+    query.
 
     ``adapt`` turns the registered rule's map into this query's (e.g. the ℓ∞ component of a
     count map's rule for the same counts as a vector under L∞)."""
     dp.assert_features("contrib", "honest-but-curious")
     domain = graph_domain_descriptor(input_domain)
     metric = metric_descriptor(input_metric)
-    if getattr(metric, "requires_labeled_domain", False) and not domain.labeled:
+    key = query_key(query)
+    if metric.requires_labeled_domain and not domain.labeled:
         raise ValueError(
             f"{metric!r} protects edge labels only, and the domain is unlabeled: nothing would be protected "
             "(use graph_domain(labeled=True) for labelled graphs, or an edge/node metric to protect the structure)"
         )
-    refusal = domain.refusal(query)
+    refusal = domain.refusal(key.name)
     if refusal is not None:
         raise ValueError(refusal)
-    stability = resolve_stability(query, domain, metric, **(params or {}))
+    stability = resolve_stability(key, domain, metric, **(params or {}))
     if adapt is not None:
         stability = adapt(stability)
     if isinstance(metric, NodeInsertionDistance) and domain.num_nodes is not None:
         stability = _fixed_size_insertion(stability, domain.num_nodes)
-    metric_check = getattr(metric, "check_graph", None)
+    metric_check = metric.check_graph
 
     def run(graph: Any) -> Any:
         domain.check_member(graph)
-        if metric_check is not None:
-            metric_check(graph)
+        metric_check(graph)
         return function(graph)
 
     return dp.t.make_user_transformation(input_domain, input_metric, output_domain, output_metric, run, stability)

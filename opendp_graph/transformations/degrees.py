@@ -27,7 +27,8 @@ from ..core.metrics import (
     PaddedDegreeDistance,
     integer_d_in,
 )
-from ._core import int_scalar_space, int_vector_space, make_graph_transformation, stability_rule, then
+from ._core import int_scalar_space, int_vector_space, make_graph_transformation, then
+from .rules import Query, stability_rule
 
 __all__ = [
     "make_edge_count",
@@ -90,7 +91,7 @@ def make_edge_count(input_domain: dp.Domain, input_metric: dp.Metric) -> dp.Tran
     return make_graph_transformation(
         input_domain,
         input_metric,
-        query="edge_count",
+        query=make_edge_count,
         output_domain=int_scalar_space()[0],
         output_metric=int_scalar_space()[1],
         function=lambda g: int(g.num_edges),
@@ -100,34 +101,34 @@ def make_edge_count(input_domain: dp.Domain, input_metric: dp.Metric) -> dp.Tran
 then_edge_count = then(make_edge_count)
 
 
-@stability_rule("edge_count", EdgeDistance)
+@stability_rule(make_edge_count, EdgeDistance)
 def _edge_count_edge(domain, metric):
     return lambda d_in: integer_d_in(d_in)
 
 
-@stability_rule("edge_count", GroupDistance)
+@stability_rule(make_edge_count, GroupDistance)
 def _edge_count_group(domain, metric):
     return lambda d_in: integer_d_in(d_in) * metric.k
 
 
-@stability_rule("edge_count", NodeDistance)
+@stability_rule(make_edge_count, NodeDistance)
 def _edge_count_node(domain, metric):
     bound = require_max_degree(domain, "edge_count")
     return lambda d_in: integer_d_in(d_in) * bound
 
 
-@stability_rule("edge_count", NodeInsertionDistance)
+@stability_rule(make_edge_count, NodeInsertionDistance)
 def _edge_count_insertion(domain, metric):
     bound = require_max_degree(domain, "edge_count")
     return lambda d_in: integer_d_in(d_in) * bound
 
 
-@stability_rule("edge_count", EdgeLabelDistance)
+@stability_rule(make_edge_count, EdgeLabelDistance)
 def _edge_count_label(domain, metric):
     return lambda d_in: 0 * integer_d_in(d_in)
 
 
-@stability_rule("edge_count", DegreeSequenceDistance)
+@stability_rule(make_edge_count, DegreeSequenceDistance)
 def _edge_count_degseq(domain, metric):
     return lambda d_in: integer_d_in(d_in) // 2
 
@@ -154,11 +155,11 @@ def check_bins(value, domain: GraphDomain, name: str = "max_degree") -> int:
 
 
 def make_binned(
-    input_domain, input_metric, last_bin, query: str, histogram, *, name: str = "max_degree", params: dict | None = None
+    input_domain, input_metric, last_bin, query: Query, histogram, *, name: str = "max_degree", params: dict | None = None
 ) -> dp.Transformation:
     """A histogram-like query with bins ``0..last_bin`` (an ``i64`` vector, ``l1_distance``):
-    ``histogram(graph, bins)`` computes it; the stability rule of ``query`` receives ``bins``
-    and ``params``."""
+    ``histogram(graph, bins)`` computes it; the stability rule of ``query`` (its constructor,
+    the key of :mod:`.rules`) receives ``bins`` and ``params``."""
     bins = check_bins(last_bin, graph_domain_descriptor(input_domain), name)
     output_domain, output_metric = int_vector_space(bins + 1)
     return make_graph_transformation(
@@ -218,7 +219,7 @@ def make_degree_histogram(input_domain: dp.Domain, input_metric: dp.Metric, max_
     >>> meas.map(1)
     1.0
     """
-    return make_binned(input_domain, input_metric, max_degree, "degree_histogram", degree_histogram)
+    return make_binned(input_domain, input_metric, max_degree, make_degree_histogram, degree_histogram)
 
 
 then_degree_histogram = then(make_degree_histogram)
@@ -228,39 +229,39 @@ def _two_n(domain: GraphDomain) -> int | None:
     return None if domain.num_nodes is None else 2 * domain.num_nodes
 
 
-@stability_rule("degree_histogram", EdgeDistance)
+@stability_rule(make_degree_histogram, EdgeDistance)
 def _hist_edge(domain, metric, bins):
     return lambda d_in: _capped(4 * integer_d_in(d_in), _two_n(domain))
 
 
-@stability_rule("degree_histogram", GroupDistance)
+@stability_rule(make_degree_histogram, GroupDistance)
 def _hist_group(domain, metric, bins):
     return lambda d_in: _capped(4 * integer_d_in(d_in) * metric.k, _two_n(domain))
 
 
-@stability_rule("degree_histogram", NodeDistance)
+@stability_rule(make_degree_histogram, NodeDistance)
 def _hist_node(domain, metric, bins):
     bound = require_max_degree(domain, "degree_histogram")
     return lambda d_in: _capped(4 * integer_d_in(d_in) * bound, _two_n(domain))
 
 
-@stability_rule("degree_histogram", NodeInsertionDistance)
+@stability_rule(make_degree_histogram, NodeInsertionDistance)
 def _hist_insertion(domain, metric, bins):
     bound = require_max_degree(domain, "degree_histogram")
     return lambda d_in: _capped((2 * bound + 1) * integer_d_in(d_in), _two_n(domain))
 
 
-@stability_rule("degree_histogram", PaddedDegreeDistance)
+@stability_rule(make_degree_histogram, PaddedDegreeDistance)
 def _hist_padded(domain, metric, bins):
     return lambda d_in: 2 * integer_d_in(d_in)
 
 
-@stability_rule("degree_histogram", EdgeLabelDistance)
+@stability_rule(make_degree_histogram, EdgeLabelDistance)
 def _hist_label(domain, metric, bins):
     return lambda d_in: 0 * integer_d_in(d_in)
 
 
-@stability_rule("degree_histogram", DegreeSequenceDistance)
+@stability_rule(make_degree_histogram, DegreeSequenceDistance)
 def _hist_degseq(domain, metric, bins):
     return lambda d_in: _capped(2 * integer_d_in(d_in), _two_n(domain))
 
@@ -294,7 +295,7 @@ def make_cumulative_degree_histogram(
       when ``B ≤ θ``, at most ``B − θ + 1`` times more otherwise. With ``B = θ`` and the
       projection's ``θ + 1``, this is Day, Li & Lyu's ``θ + 1`` for one node.
     """
-    return make_binned(input_domain, input_metric, max_degree, "cumulative_degree_histogram", cumulative_degree_histogram)
+    return make_binned(input_domain, input_metric, max_degree, make_cumulative_degree_histogram, cumulative_degree_histogram)
 
 
 then_cumulative_degree_histogram = then(make_cumulative_degree_histogram)
@@ -304,40 +305,40 @@ def _n_times_bins(domain: GraphDomain, bins: int) -> int | None:
     return None if domain.num_nodes is None else domain.num_nodes * bins
 
 
-@stability_rule("cumulative_degree_histogram", EdgeDistance)
+@stability_rule(make_cumulative_degree_histogram, EdgeDistance)
 def _cum_edge(domain, metric, bins):
     return lambda d_in: _capped(2 * integer_d_in(d_in), _n_times_bins(domain, bins))
 
 
-@stability_rule("cumulative_degree_histogram", GroupDistance)
+@stability_rule(make_cumulative_degree_histogram, GroupDistance)
 def _cum_group(domain, metric, bins):
     return lambda d_in: _capped(2 * integer_d_in(d_in) * metric.k, _n_times_bins(domain, bins))
 
 
-@stability_rule("cumulative_degree_histogram", NodeDistance)
+@stability_rule(make_cumulative_degree_histogram, NodeDistance)
 def _cum_node(domain, metric, bins):
     bound = require_max_degree(domain, "cumulative_degree_histogram")
     return lambda d_in: _capped(2 * integer_d_in(d_in) * bound, _n_times_bins(domain, bins))
 
 
-@stability_rule("cumulative_degree_histogram", NodeInsertionDistance)
+@stability_rule(make_cumulative_degree_histogram, NodeInsertionDistance)
 def _cum_insertion(domain, metric, bins):
     bound = require_max_degree(domain, "cumulative_degree_histogram")
     return lambda d_in: _capped((max(bins, bound) + 1) * integer_d_in(d_in), _n_times_bins(domain, bins))
 
 
-@stability_rule("cumulative_degree_histogram", PaddedDegreeDistance)
+@stability_rule(make_cumulative_degree_histogram, PaddedDegreeDistance)
 def _cum_padded(domain, metric, bins):
     per_unit = 1 if bins <= metric.theta else bins - metric.theta + 1
     return lambda d_in: per_unit * integer_d_in(d_in)
 
 
-@stability_rule("cumulative_degree_histogram", EdgeLabelDistance)
+@stability_rule(make_cumulative_degree_histogram, EdgeLabelDistance)
 def _cum_label(domain, metric, bins):
     return lambda d_in: 0 * integer_d_in(d_in)
 
 
-@stability_rule("cumulative_degree_histogram", DegreeSequenceDistance)
+@stability_rule(make_cumulative_degree_histogram, DegreeSequenceDistance)
 def _cum_degseq(domain, metric, bins):
     return lambda d_in: _capped(integer_d_in(d_in), _n_times_bins(domain, bins))
 
@@ -377,7 +378,7 @@ def make_degree_tail_counts(input_domain: dp.Domain, input_metric: dp.Metric, th
     return make_graph_transformation(
         input_domain,
         input_metric,
-        query="degree_tail_counts",
+        query=make_degree_tail_counts,
         output_domain=dp.vector_domain(dp.atom_domain(T=dp.i64), size=len(values)),
         output_metric=dp.linf_distance(T=dp.i64),
         function=lambda g: degree_tail_counts(g, values),
@@ -387,21 +388,21 @@ def make_degree_tail_counts(input_domain: dp.Domain, input_metric: dp.Metric, th
 then_degree_tail_counts = then(make_degree_tail_counts)
 
 
-@stability_rule("degree_tail_counts", DegreeSequenceDistance, PaddedDegreeDistance)
+@stability_rule(make_degree_tail_counts, DegreeSequenceDistance, PaddedDegreeDistance)
 def _tail_degree(domain, metric):
     return lambda d_in: integer_d_in(d_in)
 
 
-@stability_rule("degree_tail_counts", EdgeDistance)
+@stability_rule(make_degree_tail_counts, EdgeDistance)
 def _tail_edge(domain, metric):
     return lambda d_in: 2 * integer_d_in(d_in)
 
 
-@stability_rule("degree_tail_counts", GroupDistance)
+@stability_rule(make_degree_tail_counts, GroupDistance)
 def _tail_group(domain, metric):
     return lambda d_in: 2 * integer_d_in(d_in) * metric.k
 
 
-@stability_rule("degree_tail_counts", EdgeLabelDistance)
+@stability_rule(make_degree_tail_counts, EdgeLabelDistance)
 def _tail_label(domain, metric):
     return lambda d_in: 0 * integer_d_in(d_in)

@@ -10,17 +10,18 @@ properties, where ``|V|`` is the number of properties the query can count (its v
 the vocabulary an input metric restricts it to) and ``m`` the domain's promise
 ``graph_domain(max_labels_per_edge=m)``. If ``c ≥ |V|`` or ``c ≥ m``, no edge ever has more
 than ``c`` counted properties, so the bound never drops one. The stability rules receive ``c``
-as a :class:`LabelContribution` (an ``int`` equal to ``c``, so rules that know only ``c`` keep
-working) that also carries ``|V|``, ``m``, ``c_eff`` and whether the cap can bind.
+as a :class:`LabelContribution`, a frozen value that carries ``c``, ``|V|``, ``m``, ``c_eff``
+and whether the cap can bind.
 
 **Input metrics under which a cap cannot help.** A metric descriptor with
-``label_cap_lowers_sensitivity = False`` (the Pufferfish metric: one secret moves one property's
+``label_cap_lowers_sensitivity = False`` (a capability declared by
+:class:`~opendp_graph.core.metrics.MetricDescriptor`) (the Pufferfish metric: one secret moves one property's
 count, and a binding cap could only add displaced properties) gets no cap at all: ``c`` is
 accepted and not used, every counted property of every edge is counted, and the rules receive a
 :class:`LabelContribution` marked ``uncapped`` (it cannot displace).
 
-**Input metrics with a vocabulary.** A metric descriptor with a ``vocabulary`` attribute that is
-a tuple (the Pufferfish metric of a model that describes only the properties it was fitted on,
+**Input metrics with a vocabulary.** A metric descriptor whose ``vocabulary`` (declared by
+:class:`~opendp_graph.core.metrics.MetricDescriptor`, default ``None``) is a tuple (the Pufferfish metric of a model that describes only the properties it was fitted on,
 :mod:`opendp_graph.pufferfish.metric`) restricts both queries to those properties:
 ``make_label_counts`` refuses, at construction, a vocabulary with other properties, and
 ``make_label_count_map`` without a vocabulary counts that vocabulary's properties only (still a
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import opendp.prelude as dp
@@ -50,7 +52,8 @@ from ..core.metrics import (
     integer_d_in,
     metric_descriptor,
 )
-from ._core import int_count_map_space, make_graph_transformation, stability_rule, then
+from ._core import int_count_map_space, make_graph_transformation, then
+from .rules import stability_rule, variant
 from .degrees import require_max_degree
 
 __all__ = [
@@ -62,44 +65,45 @@ __all__ = [
     "label_count_map",
     "selected_labels",
     "LabelContribution",
+    "LABEL_COUNTS_LINF",
+    "LABEL_COUNTS_MONOTONIC",
 ]
 
 
-class LabelContribution(int):
-    """The contribution bound ``c`` of a label query, as its stability rule receives it.
+@dataclass(frozen=True)
+class LabelContribution:
+    """The contribution bound ``c`` of a label query, as its stability rule receives it: a
+    frozen value.
 
-    Its value is ``c`` itself; it also records ``counted`` (how many properties the query can
-    count: its vocabulary's size, or ``None`` when any property may be counted) and
-    ``domain_cap`` (the domain's ``max_labels_per_edge``, or ``None``).
+    ``c`` is the bound itself; ``counted`` how many properties the query can count (its
+    vocabulary's size, or ``None`` when any property may be counted) and ``domain_cap`` the
+    domain's ``max_labels_per_edge`` (or ``None``). A rule that needs only ``c`` reads ``.c`` (it
+    is not an ``int``: a rule cannot use it as a number by mistake).
 
     >>> c = LabelContribution(3, counted=2, domain_cap=None)
-    >>> int(c), c.effective, c.can_displace
+    >>> c.c, c.effective, c.can_displace
     (3, 2, False)
     >>> LabelContribution(1, counted=5, domain_cap=4).can_displace
     True
     """
 
-    counted: int | None
-    domain_cap: int | None
-
-    uncapped: bool
+    c: int
+    """The bound ``max_labels_per_edge`` of the query."""
+    counted: int | None = field(kw_only=True)
+    domain_cap: int | None = field(kw_only=True)
+    uncapped: bool = field(default=False, kw_only=True)
     """The query applies no cap (``c`` is not used): under an input metric where a cap cannot
     lower the sensitivity (Pufferfish), every counted property of every edge is counted."""
 
-    def __new__(
-        cls, c: int, *, counted: int | None, domain_cap: int | None, uncapped: bool = False
-    ) -> "LabelContribution":
-        obj = super().__new__(cls, c)
-        obj.counted = counted
-        obj.domain_cap = domain_cap
-        obj.uncapped = bool(uncapped)
-        return obj
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "c", int(self.c))
+        object.__setattr__(self, "uncapped", bool(self.uncapped))
 
     @property
     def effective(self) -> int:
         """``c_eff = min(c, counted, domain_cap)``: the most properties one edge contributes
         (without ``c`` when uncapped; ``sys.maxsize`` when nothing bounds it)."""
-        bounds = (self.counted, self.domain_cap) if self.uncapped else (int(self), self.counted, self.domain_cap)
+        bounds = (self.counted, self.domain_cap) if self.uncapped else (self.c, self.counted, self.domain_cap)
         return min((x for x in bounds if x is not None), default=sys.maxsize)
 
     @property
@@ -109,7 +113,7 @@ class LabelContribution(int):
         per-edge promise."""
         if self.uncapped:
             return False
-        return all(x is None or int(self) < x for x in (self.counted, self.domain_cap))
+        return all(x is None or self.c < x for x in (self.counted, self.domain_cap))
 
     def keys(self, l1: int) -> int:
         """ℓ0 of a change with L1 ``l1``: at most ``l1`` (integer counts) and at most ``counted``."""
@@ -121,14 +125,14 @@ class LabelContribution(int):
         return self.keys(2 * self.effective)
 
     @classmethod
-    def of(cls, c: int) -> "LabelContribution":
+    def of(cls, c: int | LabelContribution) -> LabelContribution:
         """``c`` as a contribution: itself, or for a plain ``int`` one about which nothing is
         known (``c_eff = c``, any number of properties counted, the cap may bind)."""
         return c if isinstance(c, cls) else cls(int(c), counted=None, domain_cap=None)
 
     def __repr__(self) -> str:
         extra = ", uncapped=True" if self.uncapped else ""
-        return f"LabelContribution({int(self)}, counted={self.counted}, domain_cap={self.domain_cap}{extra})"
+        return f"LabelContribution({self.c}, counted={self.counted}, domain_cap={self.domain_cap}{extra})"
 
 
 def _require_labeled(domain: GraphDomain, query: str) -> None:
@@ -138,8 +142,7 @@ def _require_labeled(domain: GraphDomain, query: str) -> None:
 
 def _metric_vocabulary(input_metric: dp.Metric) -> tuple[str, ...] | None:
     """The properties the input metric lets a label query read (a tuple), or ``None``: any."""
-    restriction = getattr(metric_descriptor(input_metric), "vocabulary", None)
-    return restriction if isinstance(restriction, tuple) else None
+    return metric_descriptor(input_metric).vocabulary
 
 
 def _check_within(vocab: tuple[str, ...], allowed: tuple[str, ...], query: str) -> None:
@@ -159,14 +162,14 @@ def _check_within(vocab: tuple[str, ...], allowed: tuple[str, ...], query: str) 
 def _contribution(c: int, domain: GraphDomain, counted: int | None, input_metric: dp.Metric) -> LabelContribution:
     """``c`` as the rules receive it; uncapped under a metric where a cap cannot lower the
     sensitivity (its descriptor says ``label_cap_lowers_sensitivity = False``: Pufferfish)."""
-    cap = getattr(domain, "max_labels_per_edge", None)
-    uncapped = not getattr(metric_descriptor(input_metric), "label_cap_lowers_sensitivity", True)
+    cap = domain.max_labels_per_edge
+    uncapped = not metric_descriptor(input_metric).label_cap_lowers_sensitivity
     return LabelContribution(c, counted=counted, domain_cap=cap, uncapped=uncapped)
 
 
 def _applied_cap(contribution: LabelContribution) -> int | None:
     """The cap the query applies to each edge: ``c``, or ``None`` (all counted properties)."""
-    return None if contribution.uncapped else int(contribution)
+    return None if contribution.uncapped else contribution.c
 
 
 def selected_labels(graph: Graph, max_labels_per_edge: int | None, vocabulary: Sequence[str] | None = None):
@@ -358,13 +361,9 @@ def make_label_counts(
     out_domain = dp.vector_domain(dp.atom_domain(T=dp.i64), size=size)
     contribution = _contribution(c, domain, len(vocab), input_metric)
     applied = _applied_cap(contribution)
-    # the rule each norm is proved by; L∞: the vector is the count map on the vocabulary, absent
-    # keys 0, so its L∞ is the map's ℓ∞
-    query, adapt = {
-        "l1": ("label_counts", None),
-        "linf": ("label_count_map", _linf_of_map),
-        "linf_monotonic": ("label_counts_monotonic", None),
-    }[norm]
+    # the rule each norm is proved by (the keys of the rule table); L∞: the vector is the count
+    # map on the vocabulary, absent keys 0, so its L∞ is the map's ℓ∞ (LABEL_COUNTS_LINF)
+    query = {"l1": make_label_counts, "linf": LABEL_COUNTS_LINF, "linf_monotonic": LABEL_COUNTS_MONOTONIC}[norm]
     return make_graph_transformation(
         input_domain,
         input_metric,
@@ -373,7 +372,6 @@ def make_label_counts(
         output_metric=_NORMS[norm](),
         function=lambda g: label_counts(g, applied, vocab),
         params={"c": contribution},
-        adapt=adapt,
     )
 
 
@@ -453,7 +451,7 @@ def make_label_count_map(
     return make_graph_transformation(
         input_domain,
         input_metric,
-        query="label_count_map",
+        query=make_label_count_map,
         output_domain=space[0],
         output_metric=space[1],
         function=lambda g: label_count_map(g, applied, vocab),
@@ -467,6 +465,16 @@ make_label_count_map.__doc__ += _LABEL_GUARANTEE
 then_label_count_map = then(make_label_count_map)
 
 
+LABEL_COUNTS_LINF = variant(make_label_counts, "linf", derived_from=make_label_count_map, adapt=_linf_of_map)
+"""The rules of :func:`make_label_counts` into ``dp.linf_distance(T=dp.i64)``: the ℓ∞ component
+of :func:`make_label_count_map`'s rule under every metric (``_TOP_K``)."""
+
+LABEL_COUNTS_MONOTONIC = variant(make_label_counts, "monotonic")
+"""The key of :func:`make_label_counts`' rules into ``dp.linf_distance(T=dp.i64,
+monotonic=True)`` (query name ``"label_counts_monotonic"``); registered for the metrics under
+which one unit moves every count the same way (``_TOP_K``)."""
+
+
 # ----------------------------------------------------------------------------- rules
 # Every rule below receives ``c`` as a LabelContribution (LabelContribution.of also takes a plain
 # int: nothing known, c_eff = c, |V| unbounded). Proofs: ``_LABEL_GUARANTEE``.
@@ -474,13 +482,13 @@ def _edge_changes(metric, d: int) -> int:
     return d * metric.k if isinstance(metric, GroupDistance) else d
 
 
-@stability_rule("label_counts", EdgeDistance, GroupDistance)
+@stability_rule(make_label_counts, EdgeDistance, GroupDistance)
 def _counts_edge(domain, metric, c):
     per_edge = LabelContribution.of(c).effective
     return lambda d_in: per_edge * _edge_changes(metric, integer_d_in(d_in))
 
 
-@stability_rule("label_count_map", EdgeDistance, GroupDistance)
+@stability_rule(make_label_count_map, EdgeDistance, GroupDistance)
 def _map_edge(domain, metric, c):
     per_edge = LabelContribution.of(c).effective
 
@@ -491,7 +499,7 @@ def _map_edge(domain, metric, c):
     return stability
 
 
-@stability_rule("label_counts_monotonic", EdgeDistance, GroupDistance)
+@stability_rule(LABEL_COUNTS_MONOTONIC, EdgeDistance, GroupDistance)
 def _counts_edge_monotonic(domain, metric, c):
     """One edge added or removed: its counted properties all gain or all lose one (``_TOP_K``)."""
     if isinstance(metric, GroupDistance) and metric.k != 1:
@@ -502,13 +510,13 @@ def _counts_edge_monotonic(domain, metric, c):
     return monotonic_single_unit(1 if LabelContribution.of(c).effective else 0)
 
 
-@stability_rule("label_counts", EdgeLabelDistance)
+@stability_rule(make_label_counts, EdgeLabelDistance)
 def _counts_label(domain, metric, c):
     per_edge = LabelContribution.of(c).relabel
     return lambda d_in: per_edge * integer_d_in(d_in)
 
 
-@stability_rule("label_count_map", EdgeLabelDistance)
+@stability_rule(make_label_count_map, EdgeLabelDistance)
 def _map_label(domain, metric, c):
     per_edge = LabelContribution.of(c).relabel
 
@@ -526,7 +534,7 @@ def _node_per_edge(metric, c) -> int:
     return contribution.effective if isinstance(metric, NodeInsertionDistance) else contribution.relabel
 
 
-@stability_rule("label_counts", NodeDistance, NodeInsertionDistance)
+@stability_rule(make_label_counts, NodeDistance, NodeInsertionDistance)
 def _counts_node(domain, metric, c):
     """Up to ``D`` edges per unit of input distance change, each moving ``per_edge`` counts."""
     bound = require_max_degree(domain, "label_counts")
@@ -534,7 +542,7 @@ def _counts_node(domain, metric, c):
     return lambda d_in: per_edge * integer_d_in(d_in) * bound
 
 
-@stability_rule("label_count_map", NodeDistance, NodeInsertionDistance)
+@stability_rule(make_label_count_map, NodeDistance, NodeInsertionDistance)
 def _map_node(domain, metric, c):
     bound = require_max_degree(domain, "label_count_map")
     per_edge = _node_per_edge(metric, c)

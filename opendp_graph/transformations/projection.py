@@ -37,7 +37,8 @@ from ..core.metrics import (
     metric_descriptor,
     padded_degree_distance,
 )
-from ._core import make_graph_transformation, stability_rule, then
+from ._core import make_graph_transformation, then
+from .rules import stability_rule
 
 __all__ = ["make_degree_projection", "then_degree_projection", "degree_projection", "edge_order", "node_codes"]
 
@@ -272,24 +273,24 @@ def _kept_degree_bound(domain, theta: int) -> int:
     return theta if domain.max_degree is None else min(theta, domain.max_degree)
 
 
-@stability_rule("degree_projection", NodeDistance)
+@stability_rule(make_degree_projection, NodeDistance)
 def _proj_node(domain, metric, theta):
     bound = 2 * _kept_degree_bound(domain, theta)
     return lambda d_in: bound * integer_d_in(d_in)
 
 
-@stability_rule("degree_projection", NodeInsertionDistance)
+@stability_rule(make_degree_projection, NodeInsertionDistance)
 def _proj_insertion(domain, metric, theta):
     per_node = _kept_degree_bound(domain, theta) + 1
     return lambda d_in: per_node * integer_d_in(d_in)
 
 
-@stability_rule("degree_projection", EdgeDistance, GroupDistance)
+@stability_rule(make_degree_projection, EdgeDistance, GroupDistance)
 def _proj_edge(domain, metric, theta):
     k = metric.k if isinstance(metric, GroupDistance) else 1
     return lambda d_in: 2 * k * integer_d_in(d_in)
 
 
-@stability_rule("degree_projection", EdgeLabelDistance)
+@stability_rule(make_degree_projection, EdgeLabelDistance)
 def _proj_label(domain, metric, theta):
     return lambda d_in: 0 * integer_d_in(d_in)

@@ -9,7 +9,8 @@ import scipy.sparse as sp
 from ..core.domains import GraphDomain
 from ..core.graph import Graph
 from ..core.metrics import EdgeDistance, EdgeLabelDistance, GroupDistance, NodeDistance, NodeInsertionDistance, integer_d_in
-from ._core import int_scalar_space, make_graph_transformation, stability_rule, then
+from ._core import int_scalar_space, make_graph_transformation, then
+from .rules import stability_rule
 
 __all__ = ["make_triangle_count", "then_triangle_count", "triangle_count"]
 
@@ -69,7 +70,7 @@ def make_triangle_count(input_domain: dp.Domain, input_metric: dp.Metric) -> dp.
     return make_graph_transformation(
         input_domain,
         input_metric,
-        query="triangle_count",
+        query=make_triangle_count,
         output_domain=int_scalar_space()[0],
         output_metric=int_scalar_space()[1],
         function=triangle_count,
@@ -79,19 +80,19 @@ def make_triangle_count(input_domain: dp.Domain, input_metric: dp.Metric) -> dp.
 then_triangle_count = then(make_triangle_count)
 
 
-@stability_rule("triangle_count", EdgeDistance)
+@stability_rule(make_triangle_count, EdgeDistance)
 def _tri_edge(domain, metric):
     t = _per_edge_bound(domain)
     return lambda d_in: integer_d_in(d_in) * t
 
 
-@stability_rule("triangle_count", GroupDistance)
+@stability_rule(make_triangle_count, GroupDistance)
 def _tri_group(domain, metric):
     t = _per_edge_bound(domain)
     return lambda d_in: integer_d_in(d_in) * metric.k * t
 
 
-@stability_rule("triangle_count", NodeDistance, NodeInsertionDistance)
+@stability_rule(make_triangle_count, NodeDistance, NodeInsertionDistance)
 def _tri_node(domain, metric):
     bounds = []
     if domain.max_degree is not None:
@@ -108,6 +109,6 @@ def _tri_node(domain, metric):
     return lambda d_in: integer_d_in(d_in) * t
 
 
-@stability_rule("triangle_count", EdgeLabelDistance)
+@stability_rule(make_triangle_count, EdgeLabelDistance)
 def _tri_label(domain, metric):
     return lambda d_in: 0 * integer_d_in(d_in)
