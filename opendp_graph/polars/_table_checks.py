@@ -196,7 +196,7 @@ def _check_secrets_of_the_model(lazy: Any, src: str, dst: str, label: str, model
             "guarantee covers the secrets of that structure only; build the table with "
             "dpg.polars.edge_label_table(graph) and pass structure=graph"
         )
-    vocabulary = getattr(model, "vocabulary", None)
+    vocabulary = model.vocabulary  # declared by every CorrelationModel (None: all properties)
     if isinstance(vocabulary, tuple):
         labels = _collect(lazy.select(pl.col(label).cast(pl.String).is_in(list(vocabulary)).all())).item()
         if not labels:
