@@ -10,9 +10,9 @@
   ``test_tutorials.py``; it carries the ``needs_data`` marker).
 
 A name is public when it is in the ``__all__`` of a public module (no ``_`` in its dotted path),
-or, for a package, when it does not start with ``_`` and is defined in this project (a package's
-``__all__`` lists what it lifts one level up, not all it offers: ``dpg.pufferfish.BinomialModel``
-is public although ``pufferfish.__all__`` omits it).
+or, for a package, when it does not start with ``_`` and is defined in this project. Every
+``__all__`` of the package lists the public names of its own module; the top-level namespace names
+what it lifts to ``dpg.`` one by one (docs/architecture.md).
 """
 
 import importlib

@@ -35,10 +35,13 @@ __all__ = [
     "BlowfishPolicy",
     "BlowfishDistance",
     "blowfish_distance",
+    "changed_pairs",
     "make_standard_degree_histogram",
     "then_standard_degree_histogram",
+    "standard_degree_histogram",
     "make_vip_standard_histogram",
     "then_vip_standard_histogram",
+    "vip_standard_histogram",
 ]
 
 

@@ -9,7 +9,8 @@ of the package (see ``docs/architecture.md``).
   node-insertion, degree-sequence distances) and :class:`MetricDescriptor`, the capabilities a
   stability rule may ask of a metric.
 
-The names are lifted to ``dpg.<name>``.
+Each ``__all__`` of the package lists its own module's public names; the top-level namespace
+(``opendp_graph/__init__.py``) names the ones it lifts to ``dpg.<name>``.
 """
 
 from .domains import GraphDomain, graph_domain, graph_domain_descriptor

@@ -15,4 +15,17 @@ from ._ergm import ERGM, AlphaReport, change_statistics, ergm_alpha, ergm_statis
 from ._guarantee import EdgeSecretGuarantee, describe_guarantee, edge_secret_guarantee
 from ._queens import queens_alpha, queens_count_distributions, queens_distribution, queens_exact_epsilon
 
-__all__: list[str] = []
+__all__ = [
+    "ERGM",
+    "AlphaReport",
+    "change_statistics",
+    "ergm_alpha",
+    "ergm_statistics",
+    "EdgeSecretGuarantee",
+    "describe_guarantee",
+    "edge_secret_guarantee",
+    "queens_alpha",
+    "queens_count_distributions",
+    "queens_distribution",
+    "queens_exact_epsilon",
+]

@@ -10,9 +10,10 @@
   :func:`summarize`; the function is ``dpg.accuracy``, lifted from that module);
 * ``._context``: the graph queries in OpenDP's Context API (``dpg.context``).
 
-All noise comes from OpenDP measurements. The names are lifted to ``dpg.<name>``; the module
-:mod:`.accuracy` keeps its name here (its function ``accuracy`` is ``dpg.accuracy``, so no name of
-this package stands for both a module and a function).
+All noise comes from OpenDP measurements. The top-level namespace lifts these names to
+``dpg.<name>``. The module :mod:`.accuracy` keeps its name here: its function ``accuracy`` is
+``dpg.accuracy`` and is not lifted into this package, so no name stands for both a module and a
+function.
 """
 
 from ._context import context, register_with_context

@@ -14,7 +14,7 @@ that pool over all properties; the Conditional model's fitted properties, the on
 queries may then read). Models are immutable (their ``W`` is cached and carried by the metrics
 built from them), and pickle and deep-copy.
 
-Only :func:`pufferfish_distance` and :class:`PufferfishDistance` are lifted to ``dpg.``; the rest
+The top-level namespace lifts :func:`pufferfish_distance` and :class:`PufferfishDistance` to ``dpg.``; the rest
 lives here: ``dpg.pufferfish.BinomialModel.fit(graph)``, ``dpg.pufferfish.w_infinity(p, q)``, ...
 
 The (ε, δ) relaxation — per secret pair, a coupling allowed to leave its window with probability
@@ -50,4 +50,30 @@ from .models import (
 from .metric import PufferfishDistance, make_pufferfish_approximate, pufferfish_distance
 from .models.binomial import fit_binomial_dp
 
-__all__: list[str] = ["pufferfish_distance", "PufferfishDistance"]
+__all__ = [
+    "pufferfish_distance",
+    "PufferfishDistance",
+    "make_pufferfish_approximate",
+    "CorrelationModel",
+    "BinomialModel",
+    "GlobalModel",
+    "ConditionalModel",
+    "EdgeLevelModel",
+    "MarkovQuiltModel",
+    "WassersteinReport",
+    "fit_all",
+    "flip_bound",
+    "fit_binomial_dp",
+    "w_infinity",
+    "QuantileGaps",
+    "quantile_gap_range",
+    "DeltaBounds",
+    "binomial_delta_bounds",
+    "binomial_min_failure_bound",
+    "delta_bounds",
+    "flip_delta",
+    "min_failure",
+    "optimal_coupling",
+    "quantile_failure",
+    "w_delta",
+]
