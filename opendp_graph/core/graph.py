@@ -27,6 +27,7 @@ import scipy.sparse as sp
 
 from . import _build
 from ._checks import check_label_names
+from ._frozen import frozen
 from ._build import (
     MAX_NUM_NODES,
     _any_equal,
@@ -78,6 +79,7 @@ def _graph_from_state(
     return Graph._from_canonical(num_nodes=num_nodes, src=src, dst=dst, labels=labels, vocabulary=vocabulary, node_ids=node_ids)
 
 
+@frozen()
 class Graph:
     """An immutable simple undirected graph with optional public node ids and edge labels.
 
@@ -103,7 +105,18 @@ class Graph:
     ['hi', 're']
     """
 
+    # Slots: a brute-force test builds millions of small graphs. The fields are set once, by
+    # _from_canonical, and the three caches (degrees, edge keys, hash) on first use.
     __slots__ = ("_num_nodes", "_src", "_dst", "_labels", "_vocabulary", "_node_ids", "_degrees", "_keys", "_hash")
+    _num_nodes: int
+    _src: np.ndarray
+    _dst: np.ndarray
+    _labels: sp.csr_array | None
+    _vocabulary: tuple[str, ...] | None
+    _node_ids: tuple | None
+    _degrees: np.ndarray | None
+    _keys: np.ndarray | None
+    _hash: int | None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # Every guarantee assumes a simple graph (src < dst < n, sorted, unique; sorted vocabulary),
@@ -145,12 +158,6 @@ class Graph:
         object.__setattr__(self, "_keys", None)
         object.__setattr__(self, "_hash", None)
         return self
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("Graph is immutable")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError("Graph is immutable")
 
     def __reduce__(self):
         return _graph_from_state, (self._num_nodes, self._src, self._dst, self._labels, self._vocabulary, self._node_ids)

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..core._checks import check_label_names, property_names
 from ..core._distributed import DistributedGraph
+from ..core._frozen import frozen
 from ..core._build import MAX_NUM_NODES, _check_num_nodes, _check_self_loops
 from ._engine import functions, is_dataframe, pyspark_sql, small_frame
 
@@ -41,6 +42,7 @@ def _check_index_column(frame: Any, name: str, what: str) -> None:
         )
 
 
+@frozen()
 class SparkGraph(DistributedGraph):
     """An immutable simple undirected graph on nodes ``0..num_nodes-1`` held as Spark DataFrames.
 
@@ -51,6 +53,12 @@ class SparkGraph(DistributedGraph):
     """
 
     __slots__ = ("_session", "_edges", "_labels", "_num_nodes", "_declared_vocabulary", "_cache")
+    _session: Any
+    _edges: Any
+    _labels: Any
+    _num_nodes: int
+    _declared_vocabulary: tuple[str, ...] | None
+    _cache: dict
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("SparkGraph(...) is not a public constructor: use dpg.spark.graph_from_spark(edges_df, ...)")
@@ -67,9 +75,6 @@ class SparkGraph(DistributedGraph):
         object.__setattr__(self, "_num_nodes", int(num_nodes))
         object.__setattr__(self, "_cache", {})
         return self
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("SparkGraph is immutable")
 
     def __reduce__(self):
         raise TypeError("a SparkGraph lives in its Spark session and cannot be pickled; pickle a Graph instead")

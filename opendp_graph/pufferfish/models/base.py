@@ -23,12 +23,13 @@ import copy
 import hashlib
 import types
 from collections.abc import Mapping
-from dataclasses import FrozenInstanceError, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ...core._distributed import DistributedGraph
+from ...core._frozen import frozen
 from ...core._progress import check_progress
 from ...core.graph import Graph
 from .._stats import NeighbourhoodStats, neighbourhood_stats
@@ -165,19 +166,12 @@ class WassersteinReport:
     attacker's prior."""
 
 
-def _refuse_assignment(self: Any, name: str, value: Any) -> None:
-    raise FrozenInstanceError(
-        f"{type(self).__name__} is immutable: its W is cached and carried by every metric built from it; "
-        "construct a new model instead"
-    )
-
-
-def _refuse_deletion(self: Any, name: str) -> None:
-    raise FrozenInstanceError(f"{type(self).__name__} is immutable")
+_frozen_model = frozen(": its W is cached and carried by every metric built from it; construct a new model instead")
 
 
 def frozen_model(cls: type) -> type:
-    """``@dataclass(frozen=True)`` for a model class: every model class of this package is
+    """The package's :func:`~opendp_graph.core._frozen.frozen` for a model class (a frozen
+    dataclass with its own constructor): every model class of this package is
     decorated with it, which declares its fields (:func:`dataclasses.fields`). The refusal is
     inherited, so a subclass of :class:`CorrelationModel` that is not decorated is frozen too.
 
@@ -188,10 +182,7 @@ def frozen_model(cls: type) -> type:
     metrics compare fingerprints). The frozen refusal keeps the models' wording, which says why:
     ``FrozenInstanceError`` ("... is immutable: its W is cached ..."), an ``AttributeError``.
     """
-    cls = dataclass(frozen=True, init=False, repr=False, eq=False)(cls)
-    cls.__setattr__ = _refuse_assignment
-    cls.__delattr__ = _refuse_deletion
-    return cls
+    return _frozen_model(cls)
 
 
 @frozen_model

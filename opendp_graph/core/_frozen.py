@@ -1,0 +1,43 @@
+"""Immutable objects, one way: frozen dataclasses.
+
+A value type is a ``@dataclass(frozen=True)`` (the metric descriptors, the privacy units, the
+reports). A class that keeps its own constructor, because it checks and converts its arguments
+before its fields are set or caches values derived from them (:class:`~opendp_graph.Graph`, the
+Pufferfish models, ``SparkGraph``), is decorated with :func:`frozen`: the same frozen dataclass,
+its fields declared by annotation, without the generated ``__init__``, ``repr`` and ``==``, and
+with a refusal that says why the object may not change. Its constructor and caches set fields
+with ``object.__setattr__``, and nothing else does.
+
+Assigning or deleting an attribute raises :class:`dataclasses.FrozenInstanceError` (an
+``AttributeError``) whose message starts ``"<class> is immutable"``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import FrozenInstanceError, dataclass
+from typing import Any, TypeVar
+
+__all__ = ["frozen"]
+
+C = TypeVar("C", bound=type)
+
+
+def frozen(why: str = "") -> Callable[[C], C]:
+    """Class decorator: ``dataclass(frozen=True, init=False, repr=False, eq=False)``, and the
+    refusal ``"<class> is immutable<why>"`` for an assignment (``"<class> is immutable"`` for a
+    deletion). The refusal is inherited, so an undecorated subclass is frozen too."""
+
+    def refuse_assignment(self: Any, name: str, value: Any) -> None:
+        raise FrozenInstanceError(f"{type(self).__name__} is immutable{why}")
+
+    def refuse_deletion(self: Any, name: str) -> None:
+        raise FrozenInstanceError(f"{type(self).__name__} is immutable")
+
+    def decorate(cls: C) -> C:
+        cls = dataclass(frozen=True, init=False, repr=False, eq=False)(cls)
+        cls.__setattr__ = refuse_assignment
+        cls.__delattr__ = refuse_deletion
+        return cls
+
+    return decorate
