@@ -131,3 +131,16 @@ def shared_data(tmp_path_factory) -> Path:
             (Path(root) / name).symlink_to(folder, target_is_directory=True)
     root._unresolved = {name: reason for name, reason in found.items() if isinstance(reason, str)}
     return root
+
+
+@pytest.fixture(scope="session")
+def python_output():
+    """``python_output(code)``: what ``code`` prints when run by a fresh interpreter (this one's
+    ``sys.executable``; a fresh one sees imports and warnings as a user's first ``import`` would)."""
+    import subprocess
+    import sys
+
+    def run(code: str) -> str:
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+
+    return run

@@ -155,13 +155,13 @@ def test_no_module_imports_a_higher_layer():
     assert upward == []
 
 
-def test_import_loads_neither_the_reproductions_nor_the_optional_adapters():
+def test_import_loads_neither_the_reproductions_nor_the_optional_adapters(python_output):
     code = (
         "import sys, opendp_graph\n"
         "print(sorted(m for m in sys.modules if m.startswith(('opendp_graph.experiments', 'opendp_graph.spark', "
         "'opendp_graph.cli', 'pyspark', 'matplotlib'))))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = python_output(code)
     assert out.strip() == "[]"
 
 

@@ -4,7 +4,6 @@ DeprecationWarning naming its new place, and give the very objects of the new pl
 from __future__ import annotations
 
 import importlib
-import subprocess
 import sys
 
 import networkx as nx
@@ -18,10 +17,10 @@ FRESH = "import warnings; warnings.simplefilter('error'); "
 
 
 @pytest.mark.parametrize("old, new", sorted(MOVED_MODULES.items()))
-def test_an_old_module_path_warns_and_forwards(old, new):
+def test_an_old_module_path_warns_and_forwards(old, new, python_output):
     # in a fresh interpreter: this one may have imported the alias already
     code = FRESH + f"import opendp_graph\ntry:\n    import {old}\nexcept DeprecationWarning as w:\n    print(w)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = python_output(code)
     assert out.strip() == f"{old} moved to {new}; the old name will be removed in the next release"
     with pytest.warns(DeprecationWarning, match=f"{old} moved to {new}"):
         sys.modules.pop(old, None)

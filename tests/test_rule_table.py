@@ -8,8 +8,6 @@ import ast
 import copy
 import dataclasses
 import inspect
-import subprocess
-import sys
 from pathlib import Path
 
 import opendp.prelude as dp
@@ -191,13 +189,13 @@ def test_rules_under_a_bare_name_join_the_constructor_registered_later(scratch_t
 
 
 # ----------------------------------------------------------------------------- (b) complete on import
-def test_the_table_is_complete_after_import_opendp_graph():
+def test_the_table_is_complete_after_import_opendp_graph(python_output):
     code = (
         "import opendp_graph\n"
         "from opendp_graph.transformations import rules\n"
         "print(sorted({row.module for row in rules.table()}))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = python_output(code)
     modules = eval(out)
     assert {"opendp_graph.blowfish.rules", "opendp_graph.pufferfish.metric"} <= set(modules)
     assert {"opendp_graph.transformations.degrees", "opendp_graph.transformations.labels"} <= set(modules)

@@ -9,7 +9,6 @@ engine).
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -125,7 +124,7 @@ def test_threads_follow_the_environment(monkeypatch):
     assert 1 <= _stats._workers() <= _stats._MAX_WORKERS
 
 
-def test_without_numba_the_import_says_so():
+def test_without_numba_the_import_says_so(python_output):
     """Numba is required (no other engine): where it cannot be imported, ``import opendp_graph``
     raises an ImportError naming it and how to install it, not a failure deep inside a fit."""
     code = (
@@ -138,7 +137,7 @@ def test_without_numba_the_import_says_so():
         "else:\n"
         "    print('imported')\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = python_output(code)
     assert out.startswith("opendp_graph needs Numba (numba>=0.60)"), out
     assert "pip install numba" in out
 

@@ -36,6 +36,7 @@ from .coupling import (
     quantile_failure,
     w_delta,
 )
+from . import models
 from .models import (
     BinomialModel,
     ConditionalModel,
@@ -54,16 +55,8 @@ __all__ = [
     "pufferfish_distance",
     "PufferfishDistance",
     "make_pufferfish_approximate",
-    "CorrelationModel",
-    "BinomialModel",
-    "GlobalModel",
-    "ConditionalModel",
-    "EdgeLevelModel",
-    "MarkovQuiltModel",
-    "WassersteinReport",
-    "fit_all",
-    "flip_bound",
     "fit_binomial_dp",
+    *models.__all__,
     "w_infinity",
     "QuantileGaps",
     "quantile_gap_range",
