@@ -66,6 +66,24 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.timeout(SPARK_TIMEOUT_S))
 
 
+def pytest_xdist_make_scheduler(config, log):
+    """The tests run on two pytest-xdist workers (pyproject's addopts, ``--dist loadgroup``): one
+    test at a time goes to whichever worker is free, except the tests whose id names Spark
+    (``tests/test_spark.py``, ``test_tutorial_runs[spark]``, the README's ``…-spark`` blocks),
+    which all go to one worker, so that one JVM (the ``spark`` session) serves them all. (Marks
+    cannot group them: with pytest 9 the ``xdist_group`` mark no longer changes the test ids
+    that the scheduler reads.)"""
+    if config.getvalue("dist") != "loadgroup":
+        return None  # another --dist on the command line: xdist's own scheduler
+    from xdist.scheduler import LoadGroupScheduling
+
+    class SparkOnOneWorker(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "spark" if "spark" in nodeid.lower() else super()._split_scope(nodeid)
+
+    return SparkOnOneWorker(config, log)
+
+
 SPARK_TIMEOUT_S = 600  # a Spark job that runs out of heap can hang instead of failing
 
 

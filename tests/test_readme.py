@@ -85,6 +85,9 @@ def datasets_read_by(code: str) -> list[str]:
 
 def _param(line: int, code: str):
     marks = [pytest.mark.needs_data] if datasets_read_by(code) else []
+    if "dpg.spark" in code:
+        # the id names Spark: the block runs on the Spark tests' worker, in their session (conftest.py)
+        return pytest.param(code, id=f"line{line}-spark", marks=[*marks, pytest.mark.spark])
     return pytest.param(code, id=f"line{line}", marks=marks)
 
 

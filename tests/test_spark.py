@@ -215,9 +215,19 @@ def test_a_star_and_a_clique(spark):
     assert_same_models(local, remote)
 
 
-@pytest.mark.parametrize("country", ["HU"])
-def test_deezer(spark, dataset, country):
+@pytest.mark.parametrize(
+    "country,edges",
+    [
+        pytest.param("HU", 3000, id="HU-first-3000-edges"),
+        pytest.param("HU", None, id="HU", marks=pytest.mark.slow),  # every edge: 222,887
+    ],
+)
+def test_deezer(spark, dataset, country, edges):
     local = dpg.datasets.load_deezer(dataset("deezer"), country, labels="shared_genres")
+    if edges is not None:  # the first edges, with the whole vocabulary (unused entries included)
+        local = dpg.Graph.from_arrays(
+            local.src[:edges], local.dst[:edges], local.num_nodes, label_matrix=local.labels[:edges], vocabulary=local.vocabulary
+        )
     edges, label_rows = graph_frames(spark, local)
     # Deezer's vocabulary holds every genre anyone likes, some shared on no edge: unused entries
     remote = dpg.spark.graph_from_spark(
