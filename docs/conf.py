@@ -8,14 +8,14 @@ Build it from the repository root, with warnings as errors (``pip install -e ".[
 * The API reference (``docs/api/*.rst``) lists every public name by hand, grouped by topic;
   ``autosummary`` writes one stub page per name into ``docs/api/generated/`` at build time (not
   committed: they are derived from the docstrings, so they never go stale).
-  ``tests/test_docs.py`` checks that the lists cover every public name.
+  ``tests/package/test_docs.py`` checks that the lists cover every public name.
 * The tutorials stay in ``tutorials/``: this file mirrors ``tutorials/*.ipynb`` into
   ``docs/tutorials/`` (git-ignored, rewritten only when a notebook changed) because Sphinx reads
   sources inside ``docs/`` only. myst-nb executes them at build time; nothing is written back to
   ``tutorials/``. The notebooks read the real data sets through ``opendp_graph.datasets``
   (``$OPENDP_GRAPH_DATA``, else ``../shared/data`` beside the checkout, else the per-user cache).
   Except ``spark.ipynb``: the ``docs`` extra does not install pyspark (nor Java), so the site shows
-  the outputs stored in the notebook (``nb_execution_excludepatterns``); ``tests/test_tutorials.py``
+  the outputs stored in the notebook (``nb_execution_excludepatterns``); ``tests/package/test_tutorials.py``
   executes it for real where pyspark and Java are present.
 * ``README.md`` and ``CHANGELOG.md`` are included (MyST ``{include}``), not copied.
 * Docstrings are reST with ``:param:`` fields; the few NumPy sections ("Parameters" + dashes) go
@@ -93,7 +93,7 @@ autosummary_context = {
 nb_execution_mode = "force"  # every notebook Sphinx reads is executed, with the package as it is now
 # ... but the Spark one, whose stored outputs are rendered: the docs extra has no pyspark (see above)
 nb_execution_excludepatterns = ["tutorials/spark.ipynb"]
-nb_execution_timeout = 300  # seconds per cell, as tests/test_tutorials.py
+nb_execution_timeout = 300  # seconds per cell, as tests/package/test_tutorials.py
 # a failing cell is a warning (mystnb.exec) with its traceback in the log: with -W the build fails,
 # and --keep-going still reports every other problem first
 nb_execution_raise_on_error = False

@@ -11,10 +11,17 @@ A test that needs a data set asks for it with the ``dataset`` fixture
 "enron-perry-wolfe"``; either skips the test, with the resolver's reason, when the data set
 cannot be resolved. Such tests get the ``needs_data`` marker automatically
 (``pytest -m needs_data`` selects them).
+
+The folders mirror the package's layers (``tests/core/``, ``tests/transformations/``, ...;
+``tests/package/`` for the README, tutorials, docs, command and layering). Test file names are
+unique across them, and every folder is on ``sys.path``, as the single folder was: a test may
+reuse another's brute-force helpers across layers (``test_node_degrees`` reads
+``test_node_insertion``'s insertion pairs).
 """
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import opendp.prelude as dp
@@ -28,6 +35,9 @@ dp.enable_features("contrib", "honest-but-curious")
 os.environ.setdefault(_resolve.ENV_DOWNLOAD, "0")
 
 REPO = Path(__file__).resolve().parents[1]
+for _folder in sorted(Path(__file__).parent.iterdir()):
+    if _folder.is_dir() and not _folder.name.startswith(("_", ".")) and str(_folder) not in sys.path:
+        sys.path.append(str(_folder))
 DATA_FIXTURES = {"shared_data", "dataset"}
 _resolved: dict[str, Path | str] = {}
 
@@ -69,7 +79,7 @@ def pytest_collection_modifyitems(config, items):
 def pytest_xdist_make_scheduler(config, log):
     """The tests run on two pytest-xdist workers (pyproject's addopts, ``--dist loadgroup``): one
     test at a time goes to whichever worker is free, except the tests whose id names Spark
-    (``tests/test_spark.py``, ``test_tutorial_runs[spark]``, the README's ``…-spark`` blocks),
+    (``tests/spark/test_spark.py``, ``test_tutorial_runs[spark]``, the README's ``…-spark`` blocks),
     which all go to one worker, so that one JVM (the ``spark`` session) serves them all. (Marks
     cannot group them: with pytest 9 the ``xdist_group`` mark no longer changes the test ids
     that the scheduler reads.)"""

@@ -28,7 +28,7 @@ infinite: the policy does not protect that change.
 (Theorem 1; one protected ego network changed), as the issue asks. Applied *literally* to the
 adjacency database with the symmetry constraint, He et al.'s minimality condition (Blowfish,
 SIGMOD 2014, Def. 4.2, where ``T`` holds only the changed rows whose change is a secret pair) gives
-a different relation, in both directions (examples checked in ``tests/test_blowfish_policy.py``):
+a different relation, in both directions (examples checked in ``tests/blowfish/test_blowfish_policy.py``):
 
 1. on ``n ≥ 4`` nodes a single-edge flip is *not* a literal neighbour under the attribute
    policy: changing three more rows by several bits (no secret pairs) yields a smaller ``T``, so

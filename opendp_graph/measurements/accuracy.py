@@ -248,7 +248,7 @@ class Accuracy:
 
         On integer counts the noise is OpenDP's discrete Laplace, ``Pr[Z = z] ∝ exp(−|z| /
         scale)`` (the law and the ``≥`` rule are checked by simulation against OpenDP 0.16 in
-        ``tests/test_accuracy.py``): ``Pr[x + Z ≥ T] = Pr[Z ≥ m]`` with ``m = ⌈T − x⌉``, which is
+        ``tests/measurements/test_accuracy.py``): ``Pr[x + Z ≥ T] = Pr[Z ≥ m]`` with ``m = ⌈T − x⌉``, which is
         ``q^m / (1 + q)`` for ``m ≥ 1`` and ``1 − q^{1−m} / (1 + q)`` otherwise (``q =
         e^{−1/scale}``). On float counts the noise is a continuous Laplace:
         ``½·e^{−(T−x)/scale}`` below the threshold, ``1 − ½·e^{−(x−T)/scale}`` at or above it.

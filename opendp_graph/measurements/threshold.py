@@ -36,7 +36,7 @@ def make_laplace_threshold(
     ``δ = Pr[Z ≥ threshold − ℓ∞ + 1]``, the probability of the *strict* event
     ``count + Z > threshold``; with ``≥`` the probability that a key present on one side only is
     released is ``Pr[Z ≥ threshold − ℓ∞]``, larger by a factor ``e^{1/scale}`` (measured in
-    ``tests/test_measurements.py``: at scale 1 and threshold 3 a key of count 1 is released with
+    ``tests/measurements/test_measurements.py``: at scale 1 and threshold 3 a key of count 1 is released with
     frequency 0.099 against a reported δ of 0.036).
 
     **Privacy guarantee.** ``(ε, δ)`` = OpenDP's own map of the same mechanism at threshold

@@ -34,7 +34,7 @@ endpoint), the edges by probed node, and a table and a pair of histograms per th
 (edge × something) temporary. The sweep runs on several threads (``nogil``): each takes runs of
 probed nodes of about equal work into histograms of its own. The tests compare every histogram,
 threaded and on one thread, with a scan of every secret's closed neighbourhood
-(``tests/engines.py``, used by ``tests/test_stats_skewed.py`` and ``tests/test_pufferfish.py``).
+(``tests/pufferfish/engines.py``, used by ``tests/pufferfish/test_stats_skewed.py`` and ``tests/pufferfish/test_pufferfish.py``).
 
 Compiled on first use and cached on disk by Numba (a few seconds once per installation).
 """

@@ -21,7 +21,7 @@ against a table of the probed endpoint's row. Then ``hist1[f] = labelled[f + 1]`
 of its edges, so the histograms are about ``frequency buckets × K`` long, not ``× buckets × K``.
 The passes run on ``$OPENDP_GRAPH_THREADS`` threads (default: the cores, at most
 ``_MAX_WORKERS``). The tests compare them, threaded and on one thread, with a scan of every
-secret's closed neighbourhood (``tests/engines.py``).
+secret's closed neighbourhood (``tests/pufferfish/engines.py``).
 
 Histograms are kept per (property-frequency bucket, neighbourhood-size bucket) so that the
 Global model is their sum and the Conditional model reads them directly. All counts are exact

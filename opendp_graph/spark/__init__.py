@@ -21,7 +21,7 @@ noise and does the accounting there. So a release reads::
 **What is the same.** A :class:`SparkGraph` is simple exactly as
 :meth:`Graph.from_edges <opendp_graph.Graph.from_edges>` makes a graph simple (unordered pairs,
 duplicates merged with their labels united, self-loops refused or dropped), and every aggregate
-equals, value for value, the single-machine query on that graph (``tests/test_spark.py`` checks
+equals, value for value, the single-machine query on that graph (``tests/spark/test_spark.py`` checks
 each on Enron, Deezer and generated graphs). The domain of :func:`graph_domain` has the same
 promises (``num_nodes``, ``max_degree``, ``labeled``, ``max_labels_per_edge``) as
 :func:`opendp_graph.graph_domain`, checked on Spark before a query reads the graph, and the

@@ -233,8 +233,8 @@ class CorrelationModel:
             state["_progress"] = None
         return state
 
-    # A frozen dataclass would pickle and deep-copy by itself, but (tests/test_pufferfish_coverage.py,
-    # tests/test_progress.py) a progress callback and an OpenDP measurement cannot be pickled, a
+    # A frozen dataclass would pickle and deep-copy by itself, but (tests/pufferfish/test_pufferfish_coverage.py,
+    # tests/core/test_progress.py) a progress callback and an OpenDP measurement cannot be pickled, a
     # mappingproxy cannot be deep-copied, and an unpickled or copied array must be read-only again.
     def __getstate__(self) -> dict[str, Any]:
         return self._state(portable=True)

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 import opendp_graph as dpg
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from benchmarks import run as bench  # noqa: E402

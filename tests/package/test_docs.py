@@ -2,7 +2,7 @@
 
 * Fast, always run: the API reference (``docs/api/*.rst``, hand-written ``autosummary`` lists)
   documents every public name, and ``docs/tutorials.md`` lists every notebook of ``tutorials/``.
-* Slow (``pytest -m slow tests/test_docs.py``, about a minute on two cores: the notebooks are
+* Slow (``pytest -m slow tests/package/test_docs.py``, about a minute on two cores: the notebooks are
   executed, except spark.ipynb, shown with its stored outputs): the full build, with warnings as
   errors, into a temporary folder. It needs the
   ``docs`` extra (``pip install -e ".[docs]"``; skipped without it) and the real data sets the
@@ -28,7 +28,7 @@ import pytest
 
 import opendp_graph
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
 
 # public modules the API reference leaves out on purpose

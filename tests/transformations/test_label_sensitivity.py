@@ -490,7 +490,7 @@ def test_core_label_rules_exhaustive(metric_name, cap):
 
 
 def test_label_contribution_carries_c_as_a_value():
-    """A frozen value, not an ``int``: rules read ``c.c`` (``tests/test_rule_table.py`` checks
+    """A frozen value, not an ``int``: rules read ``c.c`` (``tests/transformations/test_rule_table.py`` checks
     that it is immutable)."""
     c = LabelContribution(4, counted=2, domain_cap=None)
     assert c.c == 4 and not isinstance(c, int) and c == LabelContribution(4, counted=2, domain_cap=None)

@@ -24,7 +24,7 @@ import pytest
 from conftest import skip_without_data
 from opendp_graph.datasets import DATASETS
 
-TUTORIALS = sorted((Path(__file__).resolve().parents[1] / "tutorials").glob("*.ipynb"))
+TUTORIALS = sorted((Path(__file__).resolve().parents[2] / "tutorials").glob("*.ipynb"))
 DATA_CALL = re.compile(r"""data_path\(\s*["']([^"']+)["']""")
 SPARK_USE = re.compile(r"\bdpg\.spark\b|\bopendp_graph\.spark\b|^\s*(?:from|import)\s+pyspark\b", re.M)
 CELL_TIMEOUT_S = 300  # seconds per cell, as docs/conf.py
@@ -76,7 +76,7 @@ def test_notebooks_read_data_through_the_resolver():
 
 
 def test_spark_notebooks_are_recognised():
-    assert uses_spark(Path(__file__).resolve().parents[1] / "tutorials" / "spark.ipynb")
+    assert uses_spark(Path(__file__).resolve().parents[2] / "tutorials" / "spark.ipynb")
     assert not any(uses_spark(p) for p in TUTORIALS if p.stem in {"quickstart", "polars", "pufferfish"})
 
 

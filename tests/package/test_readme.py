@@ -18,7 +18,7 @@ import pytest
 
 from conftest import skip_without_data
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 LOADERS = {"load_enron": "enron-perry-wolfe", "load_deezer": "deezer", "load_email_eu": "email-eu-core"}
 

@@ -146,7 +146,7 @@ def test_checkout_shared_data_only_from_a_source_checkout(env, toy, tmp_path, mo
 
 
 def test_this_repository_is_a_source_checkout():
-    repo = Path(__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]
     if R._PACKAGE_DIR != repo / "opendp_graph":
         pytest.skip(f"the package is imported from {R._PACKAGE_DIR}, not from this checkout (not an editable install)")
     assert R._checkout_root() == repo

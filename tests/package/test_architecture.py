@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "opendp_graph"
+PACKAGE = Path(__file__).resolve().parents[2] / "opendp_graph"
 
 # Bottom to top; a module belongs to the layer of its longest matching prefix. A module may import
 # its own layer and the layers below, never one above.
