@@ -33,16 +33,15 @@ def is_dataframe(value: Any) -> bool:
 
     if "pyspark" not in sys.modules:
         return False
-    try:
-        from pyspark.sql import DataFrame
+    from pyspark.sql import DataFrame
 
-        if isinstance(value, DataFrame):
-            return True
-        from pyspark.sql.connect.dataframe import DataFrame as ConnectDataFrame  # pragma: no cover
-
-        return isinstance(value, ConnectDataFrame)  # pragma: no cover
-    except ImportError:  # pragma: no cover - Connect's extra dependencies missing
-        return False
+    if isinstance(value, DataFrame):
+        return True
+    # A Connect DataFrame exists only once its module is loaded. Importing it here could end the
+    # process: pyspark's Connect import calls sys.exit(0) when __main__ has no __spec__ or
+    # __file__ (python -c, a pytest-xdist worker).
+    connect = sys.modules.get("pyspark.sql.connect.dataframe")
+    return connect is not None and isinstance(value, connect.DataFrame)
 
 
 def small_frame(session: Any, columns: dict[str, tuple[list, str]]) -> Any:
