@@ -19,7 +19,6 @@ reuse another's brute-force helpers across layers (``test_node_degrees`` reads
 ``test_node_insertion``'s insertion pairs).
 """
 
-import importlib.util
 import os
 import shutil
 import sys
@@ -34,13 +33,6 @@ dp.enable_features("contrib", "honest-but-curious")
 
 # by default the tests do not touch the network; an explicit OPENDP_GRAPH_DOWNLOAD=1 opts in
 os.environ.setdefault(_resolve.ENV_DOWNLOAD, "0")
-
-# A pytest-xdist worker's __main__ is execnet's `python -c` (no __spec__, no __file__): importing
-# pyspark.sql.connect (graph_from_spark does, for a value that is not a classic DataFrame) then
-# takes the run for a doctest run and calls sys.exit(0). Give the worker the __spec__ that
-# `python -m pytest` gives the main process.
-if os.environ.get("PYTEST_XDIST_WORKER") and getattr(sys.modules["__main__"], "__spec__", None) is None:
-    sys.modules["__main__"].__spec__ = importlib.util.find_spec("pytest.__main__")
 
 REPO = Path(__file__).resolve().parents[1]
 for _folder in sorted(Path(__file__).parent.iterdir()):
