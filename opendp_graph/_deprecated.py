@@ -8,6 +8,8 @@ layer below imports it.
   ``from opendp_graph.node_degrees import ...`` still work, through a module that forwards every
   attribute to the new one (the objects themselves, so ``isinstance`` and pickles agree);
 * ``dpg.metrics``, ``dpg.graph``, ... as attributes of the package (``MOVED_ATTRIBUTES``);
+* names that left a module that stays (``MOVED_NAMES``: ``fit_binomial_dp`` from
+  ``opendp_graph.pufferfish.dp_fit``);
 * ``Graph.from_polars`` and ``Graph.to_polars``: the container no longer imports its Polars
   adapter; use :func:`opendp_graph.polars.graph_from_polars` and
   :func:`opendp_graph.polars.graph_to_polars`.
@@ -36,6 +38,8 @@ MOVED_MODULES = {
     "opendp_graph.audit": "opendp_graph.verify",
 }
 MOVED_ATTRIBUTES = {old.rsplit(".", 1)[1]: new for old, new in MOVED_MODULES.items() if old != "opendp_graph.accuracy"}
+# names that left a module which stays: (module, name) -> the module that has it now
+MOVED_NAMES = {("opendp_graph.pufferfish.dp_fit", "fit_binomial_dp"): "opendp_graph.pufferfish.models.binomial"}
 
 
 def _warn(old: str, new: str) -> None:
@@ -111,9 +115,25 @@ def _graph_to_polars(self: Any, **options: Any) -> Any:
     return graph_to_polars(self, **options)
 
 
+def _forward_moved_names(module: types.ModuleType) -> None:
+    """Give ``module`` a module ``__getattr__`` (PEP 562) that finds the names that left it."""
+    moved = {name: new for (old, name), new in MOVED_NAMES.items() if old == module.__name__}
+
+    def __getattr__(name: str) -> Any:
+        if name not in moved:
+            raise AttributeError(f"module {module.__name__!r} has no attribute {name!r}")
+        _warn(f"{module.__name__}.{name}", f"{moved[name]}.{name}")
+        return getattr(importlib.import_module(moved[name]), name)
+
+    module.__getattr__ = __getattr__
+
+
 def install() -> None:
     """Put the old names in place (idempotent)."""
     from .core.graph import Graph
+
+    for old in {old for old, _ in MOVED_NAMES}:
+        _forward_moved_names(importlib.import_module(old))
 
     if not any(isinstance(finder, _MovedModuleFinder) for finder in sys.meta_path):
         sys.meta_path.insert(0, _MovedModuleFinder())  # before the path finder: a stale folder of an old package

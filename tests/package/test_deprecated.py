@@ -86,3 +86,11 @@ def test_graph_from_polars_and_to_polars_forward_with_a_warning():
     karate = dpg.Graph.from_networkx(nx.karate_club_graph())
     with pytest.warns(DeprecationWarning), pytest.raises(TypeError, match='needs nodes=, the public list of people'):
         dpg.Graph.from_polars(dpg.polars.graph_to_polars(karate))
+
+
+def test_a_name_that_left_its_module_is_still_found_there():
+    with pytest.warns(DeprecationWarning, match="opendp_graph.pufferfish.dp_fit.fit_binomial_dp moved to opendp_graph.pufferfish.models.binomial.fit_binomial_dp"):
+        from opendp_graph.pufferfish.dp_fit import fit_binomial_dp
+    assert fit_binomial_dp is dpg.pufferfish.fit_binomial_dp
+    with pytest.raises(ImportError):
+        from opendp_graph.pufferfish.dp_fit import no_such_name  # noqa: F401

@@ -61,7 +61,9 @@ def spark_unavailable() -> str | None:
 def _param(path: Path):
     marks = [pytest.mark.needs_data] if datasets_read_by(path) else []
     if uses_spark(path):
-        marks.append(pytest.mark.spark)
+        # about two minutes of Spark jobs on two cores: run with -m slow. By default its code is
+        # compiled (test_every_tutorial_compiles), and tests/spark checks every answer it shows.
+        marks += [pytest.mark.spark, pytest.mark.slow]
     return pytest.param(path, id=path.stem, marks=marks)
 
 
@@ -78,6 +80,17 @@ def test_notebooks_read_data_through_the_resolver():
 def test_spark_notebooks_are_recognised():
     assert uses_spark(Path(__file__).resolve().parents[2] / "tutorials" / "spark.ipynb")
     assert not any(uses_spark(p) for p in TUTORIALS if p.stem in {"quickstart", "polars", "pufferfish"})
+
+
+@pytest.mark.parametrize("path", TUTORIALS, ids=[p.stem for p in TUTORIALS])
+def test_every_tutorial_compiles(path):
+    """Every code cell is valid Python (IPython's ``%magics`` and ``!commands`` aside): the cheap
+    check of a notebook that the default run does not execute."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    for number, cell in enumerate(cells):
+        if cell["cell_type"] == "code":
+            source = "\n".join(line for line in "".join(cell["source"]).splitlines() if not line.lstrip().startswith(("%", "!")))
+            compile(source, f"{path.name}, cell {number}", "exec")
 
 
 @pytest.mark.parametrize("path", [_param(p) for p in TUTORIALS])
