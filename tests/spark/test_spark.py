@@ -154,14 +154,16 @@ def assert_same_models(local, remote):
 
 
 # ------------------------------------------------------------------------------ equality
-# By default seed 0 with the statistics at base 10; base 1.5 and seeds 1 and 2 under -m slow.
-@pytest.mark.parametrize("seed, bases", [
-    (0, (10.0,)),
-    pytest.param(0, (1.5,), marks=pytest.mark.slow),
-    pytest.param(1, (10.0, 1.5), marks=pytest.mark.slow),
-    pytest.param(2, (10.0, 1.5), marks=pytest.mark.slow),
+# By default seed 0: the answers and the statistics at base 10 (the models' fits on Spark are
+# compared by default in test_a_star_and_a_clique); base 1.5 with the models, and seeds 1 and 2,
+# under -m slow.
+@pytest.mark.parametrize("seed, bases, models", [
+    (0, (10.0,), False),
+    pytest.param(0, (1.5,), True, marks=pytest.mark.slow),
+    pytest.param(1, (10.0, 1.5), True, marks=pytest.mark.slow),
+    pytest.param(2, (10.0, 1.5), True, marks=pytest.mark.slow),
 ])
-def test_generated_graphs_answer_the_same(spark, seed, bases):
+def test_generated_graphs_answer_the_same(spark, seed, bases, models):
     local, remote = both_graphs(spark, *raw_rows(seed))
     assert (remote.num_nodes, remote.num_edges, remote.max_degree) == (local.num_nodes, local.num_edges, local.max_degree)
     assert remote.vocabulary == local.vocabulary
@@ -170,7 +172,8 @@ def test_generated_graphs_answer_the_same(spark, seed, bases):
     assert_same_answers(local, remote)
     for base in bases:
         assert_same_stats(local, remote, base)
-    assert_same_models(local, remote)
+    if models:
+        assert_same_models(local, remote)
 
 
 def test_array_label_column_and_int32_ids(spark):
