@@ -168,14 +168,25 @@ def test_measure_aborts_a_run_over_its_limit():
     assert ok["peak_rss_mib"] > 0
 
 
-def test_quick_run_end_to_end(tmp_path, shared_data):
+@pytest.mark.parametrize(
+    "only",
+    [
+        # default: the two synthetic groups that hold every named row below (8 s idle: two workers)
+        pytest.param(("synthetic_10m", "speedup"), id="synthetic"),
+        # every group, the real data sets included (16 s idle, 45 s on a loaded machine: five workers)
+        pytest.param(bench.GROUPS, marks=pytest.mark.slow, id="all"),
+    ],
+)
+def test_quick_run_end_to_end(tmp_path, shared_data, only):
     cmd = [sys.executable, "-m", "benchmarks.run", "--quick", "--scale", "0.2", "--repeats", "1", "--out", str(tmp_path), "--data", str(shared_data)]
+    if tuple(only) != tuple(bench.GROUPS):
+        cmd += [arg for group in only for arg in ("--only", group)]
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     report = json.loads((tmp_path / "results.json").read_text())
     assert report["mode"] == "quick" and report["machine"]["cores"] >= 1
     groups = {row["group"] for row in report["rows"]}
-    assert groups == set(bench.GROUPS)
+    assert groups == set(only)
     assert not [row for row in report["rows"] if "error" in row]
     names = {row["name"] for row in report["rows"]}
     for name in ("fit_models", "edge_count", "degree_histogram", "label_counts", "degree_projection", "triangle_count", "speedup", "speedup_skewed"):
@@ -191,7 +202,9 @@ def test_quick_run_end_to_end(tmp_path, shared_data):
     # quick sizes are not the targets' sizes: no verdict on the synthetic rows, one on real data
     synthetic = [row for row in report["rows"] if row["group"] in bench.SYNTHETIC_GROUPS and "target_applies" in row]
     assert synthetic and all(row["met"] is None for row in synthetic)
-    assert all(row["met"] is not None for row in report["rows"] if row["group"] in ("enron", "deezer") and row.get("target_s"))
+    real = [row for row in report["rows"] if row["group"] in ("enron", "deezer") and row.get("target_s")]
+    assert bool(real) == bool({"enron", "deezer"} & set(only))
+    assert all(row["met"] is not None for row in real)
     timed = [row for row in report["rows"] if "median_s" in row]
     assert all(row["median_s"] >= 0 and row["peak_rss_mib"] > 0 for row in timed)
     md = (tmp_path / "results.md").read_text()
@@ -221,17 +234,26 @@ def test_spark_benchmark_runs_and_the_engines_agree(tmp_path):
     assert "| statistics: pufferfish.fit_all |" in proc.stdout
 
 
-def test_scale_benchmark_runs(tmp_path):
+@pytest.mark.parametrize(
+    "edges, rows, edge_lists",
+    [
+        (2000, 3000, False),  # default: the graph and log processes, tiny (7 s idle)
+        pytest.param(20000, 30000, True, marks=pytest.mark.slow),  # all three processes (9 s idle, 45 s loaded)
+    ],
+)
+def test_scale_benchmark_runs(tmp_path, edges, rows, edge_lists):
     """``python -m benchmarks.scale`` end to end at a small size: every stage timed, with its
-    peak and bytes per edge, and the message-log stage."""
+    peak and bytes per edge, and the message-log stage (the slow run adds the edge-list process)."""
     out = tmp_path / "scale.json"
-    cmd = [sys.executable, "-m", "benchmarks.scale", "--edges", "20000", "--rows", "30000", "--json", str(out)]
+    cmd = [sys.executable, "-m", "benchmarks.scale", "--edges", str(edges), "--rows", str(rows), "--json", str(out)]
+    if not edge_lists:
+        cmd.append("--no-edge-lists")
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     report = json.loads(out.read_text())
     (size,) = report["sizes"]
-    assert size["edges"] == 20000 and size["at_rest_bytes_per_edge"] > 16
+    assert size["edges"] == edges and size["at_rest_bytes_per_edge"] > 16
     assert set(size["stages"]) == {"build", "fit", "W", "queries"}
     assert all(s["wall_s"] >= 0 and s["peak_mib"] > 0 and s["bytes_per_unit"] > 0 for s in size["stages"].values())
-    assert report["log"]["rows"] == 30000 and report["log"]["stages"]["from_parquet_log"]["bytes_per_unit"] > 0
-    assert "| Parquet log, 30,000 rows" in proc.stdout
+    assert report["log"]["rows"] == rows and report["log"]["stages"]["from_parquet_log"]["bytes_per_unit"] > 0
+    assert f"| Parquet log, {rows:,} rows" in proc.stdout
