@@ -15,6 +15,7 @@ identified by its public id (``graph.node_ids[i]``, or ``i`` for a graph without
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any, ClassVar
@@ -116,6 +117,13 @@ class MetricDescriptor:
         (raise ``ValueError`` to refuse the graph); the default accepts every graph. Every query
         under the metric calls it with the domain check, before it reads the graph."""
 
+    def stability_on(self, domain: Any, stability: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        """A rule's stability map as this metric lets it be used on ``domain``: where no two
+        graphs of the domain can be at some distances, a map there would state a guarantee about
+        no pair, and the metric refuses those ``d_in``. The default returns ``stability``
+        unchanged. Read by :func:`~opendp_graph.transformations.make_graph_transformation`."""
+        return stability
+
     def distance(self, g1: Graph, g2: Graph) -> float:
         """The exact distance of two graphs, in plain Python (for tests on small graphs); the
         default has none."""
@@ -199,6 +207,27 @@ class NodeInsertionDistance(MetricDescriptor):
     """
 
     one_edge_distance: ClassVar[float] = 2  # delete an endpoint and insert it again without the edge
+
+    def stability_on(self, domain: Any, stability: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        """On a domain of ``num_nodes`` nodes one insertion changes the size, so no two distinct
+        graphs of the domain are less than two insertions apart (a rewired node is two): a map at
+        ``1 ≤ d_in < 2`` would state a guarantee about no pair of graphs, and is refused, naming
+        what fits. Any other ``d_in`` keeps the rule's map (``d_in < 1``: identical graphs only)."""
+        num_nodes = domain.num_nodes
+        if num_nodes is None:
+            return stability
+
+        def checked(d_in: Any) -> Any:
+            if integer_d_in(d_in) == 1:
+                raise ValueError(
+                    f"node_insertion_distance() at d_in = {d_in} on a domain of num_nodes={num_nodes}: one insertion "
+                    "changes the number of nodes, so no two graphs of this domain are one insertion apart and the "
+                    "guarantee would be empty; protect a node's edges with node_distance() (the node set public) at "
+                    "d_in = 1, a rewired node with d_in = 2 here, or drop num_nodes from the domain"
+                )
+            return stability(d_in)
+
+        return checked
 
     def distance(self, g1: Graph, g2: Graph) -> float:
         if g1.is_labeled != g2.is_labeled:

@@ -15,7 +15,7 @@ import opendp.prelude as dp
 from opendp.mod import _PartialConstructor
 
 from ..core.domains import graph_domain_descriptor
-from ..core.metrics import NodeInsertionDistance, integer_d_in, metric_descriptor
+from ..core.metrics import metric_descriptor
 from .rules import Query, StabilityMap, query_key, resolve_stability, stability_rule, supported_metrics
 
 __all__ = ["stability_rule", "resolve_stability", "make_graph_transformation", "then", "supported_metrics"]
@@ -38,7 +38,8 @@ def make_graph_transformation(
     ``query`` is the key of the query's rules in :mod:`~opendp_graph.transformations.rules`:
     its ``make_x`` constructor, a declared variant of it, or (as before) its name.
 
-    The metric descriptor's ``check_graph(graph)``
+    The metric descriptor's ``stability_on(domain, map)`` may refuse distances no two graphs of
+    the domain can be at (node insertion on a fixed number of nodes). Its ``check_graph(graph)``
     (:meth:`~opendp_graph.core.metrics.MetricDescriptor.check_graph`) is a precondition of its
     guarantee on the part of the graph that the metric treats as public (for example a
     Pufferfish model must cover the public structure). It runs with the domain check, before the
@@ -61,8 +62,7 @@ def make_graph_transformation(
     stability = resolve_stability(key, domain, metric, **(params or {}))
     if adapt is not None:
         stability = adapt(stability)
-    if isinstance(metric, NodeInsertionDistance) and domain.num_nodes is not None:
-        stability = _fixed_size_insertion(stability, domain.num_nodes)
+    stability = metric.stability_on(domain, stability)
     metric_check = metric.check_graph
 
     def run(graph: Any) -> Any:
@@ -71,25 +71,6 @@ def make_graph_transformation(
         return function(graph)
 
     return dp.t.make_user_transformation(input_domain, input_metric, output_domain, output_metric, run, stability)
-
-
-def _fixed_size_insertion(stability: StabilityMap, num_nodes: int) -> StabilityMap:
-    """Node insertion on a domain of ``num_nodes`` nodes: one insertion changes the size, so no
-    two distinct graphs of the domain are less than two insertions apart (a rewired node is two),
-    and a map at ``1 ≤ d_in < 2`` would state a guarantee about no pair of graphs. Refuse it,
-    naming what fits; any other ``d_in`` keeps the rule's map."""
-
-    def checked(d_in: Any) -> Any:
-        if integer_d_in(d_in) == 1:  # below 1: identical graphs only, which stays true
-            raise ValueError(
-                f"node_insertion_distance() at d_in = {d_in} on a domain of num_nodes={num_nodes}: one insertion "
-                "changes the number of nodes, so no two graphs of this domain are one insertion apart and the "
-                "guarantee would be empty; protect a node's edges with node_distance() (the node set public) at "
-                "d_in = 1, a rewired node with d_in = 2 here, or drop num_nodes from the domain"
-            )
-        return stability(d_in)
-
-    return checked
 
 
 def then(make: Callable[..., Any]) -> Callable[..., _PartialConstructor]:

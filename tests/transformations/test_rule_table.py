@@ -301,6 +301,21 @@ def test_capabilities_are_declared_attributes(metric_name):
     assert descriptor.check_graph(dpg.Graph.from_edges([0], [1], num_nodes=4, labels=[["a"]])) is None
 
 
+def test_stability_on_keeps_a_rule_map_except_where_the_metric_refuses_it():
+    def rule_map(d_in):
+        return 3 * d_in
+
+    free, fixed = (dpg.graph_domain().descriptor, dpg.graph_domain(num_nodes=5).descriptor)  # what the rules receive
+    for name, metric in METRICS.items():
+        assert metric.descriptor.stability_on(free, rule_map) is rule_map, name
+        if name != "node_insertion_distance":
+            assert metric.descriptor.stability_on(fixed, rule_map) is rule_map, name
+    insertion = dpg.node_insertion_distance().descriptor.stability_on(fixed, rule_map)
+    assert [insertion(d) for d in (0, 2, 3)] == [0, 6, 9]
+    with pytest.raises(ValueError, match="no two graphs of this domain are one insertion apart"):
+        insertion(1)
+
+
 def test_the_capabilities_the_queries_read():
     assert dpg.edge_label_distance().descriptor.requires_labeled_domain
     assert not dpg.edge_distance().descriptor.requires_labeled_domain
