@@ -86,7 +86,7 @@ class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return _MovedModule(spec.name, new)
 
     def exec_module(self, module: types.ModuleType) -> None:
-        module.__path__ = []  # importable as a package too (opendp_graph.audit._exact, ...)
+        pass  # the module forwards to its new path: nothing to run
 
 
 def moved_attribute(name: str) -> Any:

@@ -33,8 +33,10 @@ def is_dataframe(value: Any) -> bool:
 
     if "pyspark" not in sys.modules:
         return False
-    from pyspark.sql import DataFrame
-
+    try:
+        from pyspark.sql import DataFrame
+    except ImportError:  # pragma: no cover - pyspark loaded without its SQL dependencies
+        return False
     if isinstance(value, DataFrame):
         return True
     # A Connect DataFrame exists only once its module is loaded. Importing it here could end the
