@@ -50,7 +50,6 @@ __all__ = [
     "QueryKey",
     "Row",
     "stability_rule",
-    "register",
     "variant",
     "query_key",
     "lookup",
@@ -198,9 +197,6 @@ def stability_rule(query: Query, *metric_types: type) -> Callable[[StabilityRule
         return rule
 
     return register
-
-
-register = stability_rule
 
 
 def _source(key: QueryKey) -> QueryKey:
