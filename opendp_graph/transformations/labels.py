@@ -14,9 +14,9 @@ as a :class:`LabelContribution`, a frozen value that carries ``c``, ``|V|``, ``m
 and whether the cap can bind.
 
 **Input metrics under which a cap cannot help.** A metric descriptor with
-``label_cap_lowers_sensitivity = False`` (a capability declared by
-:class:`~opendp_graph.core.metrics.MetricDescriptor`) (the Pufferfish metric: one secret moves one property's
-count, and a binding cap could only add displaced properties) gets no cap at all: ``c`` is
+``label_cap_lowers_sensitivity = False``, a capability of
+:class:`~opendp_graph.core.metrics.MetricDescriptor` (the Pufferfish metric: one secret moves one
+property's count, and a binding cap could only add displaced properties), gets no cap at all: ``c`` is
 accepted and not used, every counted property of every edge is counted, and the rules receive a
 :class:`LabelContribution` marked ``uncapped`` (it cannot displace).
 
