@@ -20,6 +20,13 @@ chooses *what to protect* and then writes ordinary OpenDP Polars queries::
 * checks: :func:`check_privacy_unit` (does a hand-written ``dp.unit_of`` protect the unit?
   ``frame=`` is required for a unit with a declared bound), :func:`rows_per_person`,
   :func:`rows_per_pair`;
+* person-level totals of a message log whose messages have several owners (sender and
+  recipients): :func:`message_log` reads a table once into a :class:`MessageLog`;
+  :func:`make_private_total` releases messages, deliveries, words or distinct pairs with the
+  per-person cap chosen under DP and the whole error stated (:class:`TotalRelease`); the
+  capped totals underneath (:func:`capped_total`, :func:`make_capped_total`,
+  :func:`make_capped_total_ladder`) on :func:`message_log_domain` with
+  :func:`person_log_distance`;
 * accounting: :func:`compositor` → :class:`UnitContext`, :func:`loss_for` (which first checks
   that the measurement's input metric expresses the unit).
 
@@ -36,6 +43,19 @@ Nothing is lifted to the top level: use ``dpg.polars.<name>``.
 
 from ._context import UnitContext, compositor, loss_for
 from ._convert import graph_from_polars, graph_to_polars
+from ._messages import (
+    LP_TOLERANCE,
+    TOTAL_KINDS,
+    MessageLog,
+    TotalRelease,
+    capped_total,
+    make_capped_total,
+    make_capped_total_ladder,
+    make_private_total,
+    message_log,
+    message_log_domain,
+    person_log_distance,
+)
 from ._table_checks import pair_identifier, rows_per_pair, rows_per_person
 from ._units import (
     EdgeContentUnit,
@@ -60,4 +80,7 @@ __all__ = [
     "PrivacyUnit", "EdgeUnit", "EdgeGroupUnit", "EdgeContentUnit", "PersonUnit", "PufferfishUnit",
     "check_privacy_unit", "edge_content_unit", "edge_label_table", "edge_group_unit", "edge_unit",
     "person_unit", "pufferfish_unit",
+    "MessageLog", "message_log", "message_log_domain", "person_log_distance", "capped_total",
+    "make_capped_total", "make_capped_total_ladder", "make_private_total", "TotalRelease",
+    "TOTAL_KINDS", "LP_TOLERANCE",
 ]

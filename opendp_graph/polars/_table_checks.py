@@ -121,8 +121,13 @@ def _check_table(unit: Any, frame: Any) -> None:
     if int(counts["rows"].max() or 0) > unit.max_messages:
         raise ValueError(
             f"the table violates the declared bound max_messages={unit.max_messages} per {unit.bound_on}, so the "
-            f"{unit.unit}-level guarantee would not hold. Declare a larger public bound, or use an identifier "
-            "unit (max_messages=None) and truncate in the query"
+            f"{unit.unit}-level guarantee would not hold. Declare a larger public bound, or "
+            + (
+                "let the release bound each person itself: dpg.polars.make_private_total on "
+                "dpg.polars.message_log(table) (a person has no identifier column, so a query cannot truncate per person)"
+                if unit.bound_on == "person"
+                else "use an identifier unit (max_messages=None) and truncate in the query"
+            )
         )
 
 

@@ -464,6 +464,12 @@ class PersonUnit(_RowUnit):
 
     def _check_arguments(self) -> None:
         _endpoints(self.src, self.dst)
+        if self.max_messages is None:
+            raise ValueError(
+                "person_unit needs a declared max_messages: a person is not one identifier column (a message has a "
+                "sender and recipients), so OpenDP cannot truncate per person. To bound each person's messages "
+                "without declaring a bound, use dpg.polars.message_log(table) with dpg.polars.make_private_total"
+            )
         _freeze(self, max_messages=positive_integer("max_messages", self.max_messages))
         if self.neighbouring not in _NEIGHBOURING:
             raise ValueError(f"neighbouring must be one of {_NEIGHBOURING}, got {self.neighbouring!r}")

@@ -79,6 +79,16 @@ def make_edge_count(input_domain: dp.Domain, input_metric: dp.Metric) -> dp.Tran
       ``max_degree``.
     * edge-label distance: ``0`` (the structure is public and equal).
     * degree-sequence distance: ``⌊d/2⌋``, since ``|E| = Σ deg / 2``.
+    * padded degree distance ``θ`` (after :func:`~opendp_graph.make_degree_projection` under
+      node insertion): ``⌊θ·d/2⌋``. The counts differ by ``|Σ deg₁ − Σ deg₂|/2 ≤ (Σ_shared |Δ
+      deg| + Σ_absent deg)/2``; an absent node of degree ``a ≤ θ`` costs ``c = θ + 1 − a ≥ 1``
+      and ``a ≤ θ·c``, and ``|Δ deg| ≤ θ·|Δ deg|``, so the sum is at most ``θ·d``. Tight for
+      the metric (a ``(θ+1)``-clique against nothing: distance ``θ + 1``, ``θ(θ+1)/2`` edges).
+      After one inserted node the projected counts move by at most ``θ`` (the projection's
+      potential argument), so this rule, ``θ(θ+1)/2`` per node, is loose for that chain: the
+      metric forgets which degrees moved. For an edge count under node privacy prefer
+      :func:`~opendp_graph.polars.make_private_total` ``(of="pairs")`` on the message log
+      (``θ`` per person, bias stated).
 
     :example:
 
@@ -131,6 +141,11 @@ def _edge_count_label(domain, metric):
 @stability_rule(make_edge_count, DegreeSequenceDistance)
 def _edge_count_degseq(domain, metric):
     return lambda d_in: integer_d_in(d_in) // 2
+
+
+@stability_rule(make_edge_count, PaddedDegreeDistance)
+def _edge_count_padded(domain, metric):
+    return lambda d_in: (metric.theta * integer_d_in(d_in)) // 2
 
 
 # ---------------------------------------------------------------------------- degree histograms

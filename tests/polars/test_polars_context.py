@@ -559,8 +559,11 @@ def test_a_person_unit_needs_a_declared_bound():
     two people, so no OpenDP identifier covers a person): it cannot be built."""
     with pytest.raises(TypeError, match="max_messages"):
         dpg.polars.PersonUnit("sender", "recipient")
-    with pytest.raises(TypeError, match="max_messages must be a positive integer, got None"):
+    # issue 29: the refusal names the path that works (the release that bounds each person itself)
+    with pytest.raises(ValueError, match="needs a declared max_messages.*make_private_total"):
         dpg.polars.PersonUnit("sender", "recipient", max_messages=None)
+    with pytest.raises(ValueError, match="make_private_total"):
+        dpg.polars.person_unit("sender", "recipient", max_messages=None)
 
 
 def test_the_kinds_of_unit_are_closed():

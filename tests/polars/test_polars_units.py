@@ -196,6 +196,9 @@ def test_declared_bound_is_checked_on_the_table():
     person_unit("s", "r", max_messages=4).check(frame)
     with pytest.raises(ValueError, match=r"violates the declared bound max_messages=3 per person, so the person-level"):
         person_unit("s", "r", max_messages=3).check(frame)
+    with pytest.raises(ValueError, match=r"make_private_total") as refusal:  # the path that works, not "truncate"
+        person_unit("s", "r", max_messages=3).check(frame)
+    assert "max_messages=None" not in str(refusal.value)
     edge_unit("s", "r", max_messages=3).check(frame)  # pair {1,2} has 3 rows
     with pytest.raises(ValueError, match="per pair"):
         edge_unit("s", "r", max_messages=2).check(frame.lazy())

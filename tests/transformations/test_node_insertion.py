@@ -218,6 +218,24 @@ def test_projection_is_theta_plus_one_from_insertion(n, theta):
     assert worst(wider, pairs, l1) <= wider.map(1) == 3 * (theta + 1)
 
 
+@pytest.mark.parametrize("n,theta", [(4, 1), (4, 2), (5, 2), (5, 3)])
+def test_edge_count_after_the_projection_under_insertion(n, theta):
+    """Issue 29: ``then_edge_count`` after the projection under node insertion has a rule
+    (``⌊θ·d/2⌋`` on the padded distance); brute force over every graph and deleted node stays
+    within it, and the rule is reached by the metric's own worst case, a (θ+1)-clique against
+    no graph."""
+    metric = dpg.node_insertion_distance()
+    chain = dpg.make_degree_projection(dpg.graph_domain(), metric, theta) >> dpg.then_edge_count()
+    assert chain.map(1) == (theta * (theta + 1)) // 2
+    assert worst(chain, list(insertion_pairs(n)), lambda a, b: abs(a - b)) <= theta
+    count = dpg.make_edge_count(dpg.graph_domain(max_degree=theta), dpg.padded_degree_distance(theta))
+    clique = dpg.Graph.from_edges(*zip(*itertools.combinations(range(theta + 1), 2)), num_nodes=theta + 1)
+    empty = dpg.Graph.from_edges([], [], num_nodes=0)
+    d = PaddedDegreeDistance(theta).distance(clique, empty)
+    assert d == theta + 1 and abs(count(clique) - count(empty)) == count.map(d)
+    assert not count.check(d, count.map(d) - 1)
+
+
 def test_projection_scans_by_node_id_so_an_inserted_node_keeps_the_order():
     """The order of the shared edges is the same with and without the inserted node (the proof
     needs it); for a graph without node ids it is the order by index it always was."""
