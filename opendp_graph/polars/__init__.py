@@ -45,6 +45,7 @@ from ._context import UnitContext, compositor, loss_for
 from ._convert import graph_from_polars, graph_to_polars
 from ._messages import (
     LP_TOLERANCE,
+    MIN_CAP,
     TOTAL_KINDS,
     MessageLog,
     TotalRelease,
@@ -82,5 +83,5 @@ __all__ = [
     "person_unit", "pufferfish_unit",
     "MessageLog", "message_log", "message_log_domain", "person_log_distance", "capped_total",
     "make_capped_total", "make_capped_total_ladder", "make_private_total", "TotalRelease",
-    "TOTAL_KINDS", "LP_TOLERANCE",
+    "TOTAL_KINDS", "LP_TOLERANCE", "MIN_CAP",
 ]

@@ -59,6 +59,7 @@ from ..core._frozen import frozen
 
 __all__ = [
     "LP_TOLERANCE",
+    "MIN_CAP",
     "MessageLog",
     "message_log",
     "message_log_domain",
@@ -208,7 +209,14 @@ def message_log(
         words differ between its rows (one message has one header).
 
     A message to oneself (sender among its recipients) is kept, with its owner once. Recipients
-    repeated within a message count once.
+    repeated within a message count once. Message ids are the messages: two messages given
+    one id are one message (refused only when their senders, times or words differ).
+
+    **What is protected** is a person with every message they took part in, *as a whole*
+    (:func:`person_log_distance`). Deleting a person's rows from the table is not that change:
+    it rewrites a group message ``u → {v, w}`` as ``u → {w}`` instead of removing it, and the
+    release does not bound such rewrites (200 messages ``u_i → {v, w_i}`` capped at ``τ = 1``:
+    1 with ``v``, 200 after deleting ``v``'s rows, 0 after removing ``v``'s messages).
 
     >>> import polars as pl, opendp_graph as dpg
     >>> log = dpg.polars.message_log(pl.DataFrame({
@@ -228,6 +236,8 @@ def message_log(
     _column(frame, message_id, "message_id")
     _column(frame, sender, "sender")
     _column(frame, recipient, "recipient")
+    if message_id in (sender, recipient):
+        raise ValueError(f"message_id must name its own column, not the {'sender' if message_id == sender else 'recipient'} column {message_id!r}")
     listed = isinstance(schema[recipient], pl.List)
     if listed:
         frame = frame.explode(recipient)
@@ -243,12 +253,12 @@ def message_log(
     if words is not None:
         _column(frame, words, "words")
         dtype = schema[words]
-        if isinstance(dtype, pl.List):
-            extra.append(pl.col(words).list.len().cast(pl.Int64).alias("__words"))
-        elif dtype == pl.String:
-            extra.append(pl.col(words).fill_null("").str.split(" ").list.eval(pl.element().filter(pl.element() != "")).list.len().cast(pl.Int64).alias("__words"))
-        elif dtype.is_integer():
-            extra.append(pl.col(words).cast(pl.Int64).alias("__words"))
+        if isinstance(dtype, pl.List):  # its tokens, null tokens not counted
+            extra.append(pl.col(words).list.drop_nulls().list.len().cast(pl.Int64).alias("__words"))
+        elif dtype == pl.String:  # its runs of non-whitespace
+            extra.append(pl.col(words).fill_null("").str.count_matches(r"\S+").cast(pl.Int64).alias("__words"))
+        elif dtype.is_integer():  # a count above 2⁶³ − 1 becomes null, refused below
+            extra.append(pl.col(words).cast(pl.Int64, strict=False).alias("__words"))
         else:
             raise TypeError(f"words column {words!r} must be an integer count, a List of tokens or a String, got {dtype}")
     table = frame.select(
@@ -259,7 +269,7 @@ def message_log(
     if table["__s"].null_count() or table["__r"].null_count():
         raise ValueError(f"the {sender!r}/{recipient!r} columns contain nulls; every message needs a sender and a recipient")
     if "__words" in table.columns and (table["__words"].null_count() or (table["__words"] < 0).any()):
-        raise ValueError("the words column has nulls or negative counts")
+        raise ValueError("the words column has nulls, negative counts or counts above 2**63 - 1")
     return _build(table)
 
 
@@ -410,7 +420,7 @@ def capped_total(log: MessageLog, cap: float, of: str = "messages") -> float:
     within ``LP_TOLERANCE · τ`` above it (else a ``RuntimeError``: the solver failed, and nothing
     is released).
     """
-    tau = float(cap)
+    tau = _cap(cap)
     kind = _kind(of)
     key = (kind, tau)
     if key not in log._capped:
@@ -462,25 +472,32 @@ def _solve_packing(indptr, owners, num_people, psi, tau, load) -> float:
     heavy_indptr = np.zeros(index.shape[0] + 1, dtype=np.int64)
     np.cumsum(counts, out=heavy_indptr[1:])
     heavy_owners = mapped[keep]
-    weights = psi[index]
+    # in units of τ, with ψ capped at τ (u_m ≤ τ holds anyway: a message's owner allows at most
+    # τ): the same program, with bounds in [0, 1] and right-hand sides 1 whatever τ and ψ are,
+    # so the solver's absolute tolerances mean the same thing on every log
+    weights = np.minimum(psi[index], tau) / tau
     a = _incidence(heavy_indptr, heavy_owners, people.shape[0])
-    # interior point with crossover: a vertex and its duals, an order of magnitude faster than
-    # the simplex on these degenerate programs (500,000 messages at τ = 16: 15 s against 160 s)
-    res = linprog(-np.ones(weights.shape[0]), A_ub=a, b_ub=np.full(people.shape[0], tau),
-                  bounds=np.column_stack([np.zeros_like(weights), weights]), method="highs-ipm")
-    if res.status != 0:
-        raise RuntimeError(f"the linear program of the capped total failed ({res.message}); nothing is released")
-    u = np.clip(res.x, 0.0, weights)
-    # primal repair: scale each message down to the tightest of its owners' ratios (exactly feasible)
-    u = u * _tightest_ratio(heavy_indptr, heavy_owners, a @ u, tau)
-    primal = fixed + float(u.sum())
-    # dual repair: y ≥ 0 on heavy people (0 on light ones), z_m = max(0, 1 − Σ_{p ∋ m} y_p) on
-    # the program's messages and z_m = 1 on the fixed ones: (y, z) is dual feasible
-    y = np.clip(-res.ineqlin.marginals, 0.0, 1.0)
-    cover = a.T @ y
-    dual = fixed + float(tau * y.sum() + np.sum(weights * np.maximum(0.0, 1.0 - cover)))
-    _certify(primal, dual, tau)
-    return primal
+    gap = None
+    # interior point with crossover first (an order of magnitude faster than the simplex on these
+    # degenerate programs: 500,000 messages at τ = 16 in 15 s against 160 s), the dual simplex if
+    # its solution cannot be certified
+    for method in ("highs-ipm", "highs-ds"):
+        res = linprog(-np.ones(weights.shape[0]), A_ub=a, b_ub=np.ones(people.shape[0]),
+                      bounds=np.column_stack([np.zeros_like(weights), weights]), method=method)
+        if res.status != 0:
+            continue
+        u = np.clip(res.x, 0.0, weights)
+        # primal repair: scale each message down to the tightest of its owners' ratios (exactly feasible)
+        u = u * _tightest_ratio(heavy_indptr, heavy_owners, a @ u, 1.0)
+        primal = float(u.sum())
+        # dual repair: y ≥ 0 on heavy people (0 on light ones), z_m = max(0, 1 − Σ_{p ∋ m} y_p) on
+        # the program's messages and z_m = 1 on the fixed ones: (y, z) is dual feasible
+        y = np.clip(-res.ineqlin.marginals, 0.0, 1.0)
+        dual = float(y.sum() + np.sum(weights * np.maximum(0.0, 1.0 - a.T @ y)))
+        gap = dual - primal
+        if gap <= LP_TOLERANCE:
+            return fixed + tau * primal
+    raise _uncertified(gap)
 
 
 def _capped_pairs(log: MessageLog, tau: float) -> float:
@@ -510,23 +527,26 @@ def _capped_pairs(log: MessageLog, tau: float) -> float:
     ]).tocsr()
     b_ub = np.concatenate([np.full(log.num_people, tau), np.zeros(num_pairs)])
     c = np.concatenate([np.zeros(m), -np.ones(num_pairs)])
-    res = linprog(c, A_ub=a_ub, b_ub=b_ub, bounds=(0.0, 1.0), method="highs-ipm")
-    if res.status != 0:
-        raise RuntimeError(f"the linear program of the capped pair count failed ({res.message}); nothing is released")
-    x = np.clip(res.x[:m], 0.0, 1.0)
-    x = x * _tightest_ratio(log.owner_indptr, log.owners, a_people @ x, tau)
-    pair_support = np.bincount(pair_of, weights=x[message_of], minlength=num_pairs)
-    primal = float(np.minimum(1.0, pair_support).sum())
-    # dual: min τ Σ y_p + Σ w_m + Σ v_q, with k_m Σ_{p∋m} y_p + w_m ≥ Σ_{q ∈ pairs(m)} s_q and s_q + v_q ≥ 1
-    marg = res.ineqlin.marginals
-    y = np.clip(-marg[: log.num_people], 0.0, None)
-    s = np.clip(-marg[log.num_people:], 0.0, 1.0)
-    v = 1.0 - s
-    need = np.bincount(message_of, weights=s[pair_of], minlength=m)
-    w = np.maximum(0.0, need - (_incidence(log.owner_indptr, log.owners, log.num_people).T @ y) * k)
-    dual = float(tau * y.sum() + w.sum() + v.sum())
-    _certify(primal, dual, tau)
-    return primal
+    gap = None
+    for method in ("highs-ipm", "highs-ds"):  # as in _solve_packing
+        res = linprog(c, A_ub=a_ub, b_ub=b_ub, bounds=(0.0, 1.0), method=method)
+        if res.status != 0:
+            continue
+        x = np.clip(res.x[:m], 0.0, 1.0)
+        x = x * _tightest_ratio(log.owner_indptr, log.owners, a_people @ x, tau)
+        pair_support = np.bincount(pair_of, weights=x[message_of], minlength=num_pairs)
+        primal = float(np.minimum(1.0, pair_support).sum())
+        # dual: min τ Σ y_p + Σ w_m + Σ v_q, with k_m Σ_{p∋m} y_p + w_m ≥ Σ_{q ∈ pairs(m)} s_q and s_q + v_q ≥ 1
+        marg = res.ineqlin.marginals
+        y = np.clip(-marg[: log.num_people], 0.0, None)
+        s = np.clip(-marg[log.num_people:], 0.0, 1.0)
+        need = np.bincount(message_of, weights=s[pair_of], minlength=m)
+        w = np.maximum(0.0, need - (_incidence(log.owner_indptr, log.owners, log.num_people).T @ y) * k)
+        dual = float(tau * y.sum() + w.sum() + (1.0 - s).sum())
+        gap = (dual - primal) / tau
+        if gap <= LP_TOLERANCE:
+            return primal
+    raise _uncertified(gap)
 
 
 def _tightest_ratio(indptr: np.ndarray, owners: np.ndarray, person_load: np.ndarray, tau: float) -> np.ndarray:
@@ -540,12 +560,15 @@ def _tightest_ratio(indptr: np.ndarray, owners: np.ndarray, person_load: np.ndar
     return scale
 
 
-def _certify(primal: float, dual: float, tau: float) -> None:
-    if dual - primal > LP_TOLERANCE * tau:
-        raise RuntimeError(
-            f"the capped total's linear program was not solved to within {LP_TOLERANCE}·τ "
-            "(certified gap too large); nothing is released"
-        )
+def _uncertified(gap: float | None) -> RuntimeError:
+    """The solver's failure (never observed on the programs above, normalised to units of ``τ``;
+    an error that depends on the data only through a numerical failure, raised before any
+    noise is drawn, so nothing is released)."""
+    reason = "no solution" if gap is None else f"certified gap {gap:.3g}·τ"
+    return RuntimeError(f"the capped total's linear program was not solved to within {LP_TOLERANCE}·τ ({reason}); nothing is released")
+
+
+
 
 
 # ---------------------------------------------------------------------------------------------
@@ -553,9 +576,14 @@ def _certify(primal: float, dual: float, tau: float) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
+#: The smallest cap accepted: below it the programs' coefficients (pairs per message over ``τ``)
+#: leave the solvers' numerical range; no count needs a person's share below ``1/1024``.
+MIN_CAP = 2.0**-10
+
+
 def _cap(cap: Any) -> float:
-    if isinstance(cap, bool) or not isinstance(cap, Real) or not math.isfinite(cap) or cap <= 0:
-        raise ValueError(f"cap must be a positive finite number, got {cap!r}")
+    if isinstance(cap, bool) or not isinstance(cap, Real) or not math.isfinite(cap) or cap < MIN_CAP:
+        raise ValueError(f"cap must be a finite number of at least {MIN_CAP}, got {cap!r}")
     return float(cap)
 
 
@@ -645,9 +673,9 @@ class TotalRelease:
     * ``estimate``: R2T's estimate, the largest shifted rung (``0`` if all are negative). It is
       **below the truth** with probability at least ``1 − β/2``: it is a lower confidence bound,
       bias included (what the chosen cap drops and the noise are both inside it).
-    * ``upper``: an upper confidence bound, with probability at least ``1 − β/2``, *if*
-      ``max_contribution`` is a true bound (no person holds more of the total); ``inf``
-      otherwise cannot be detected from the release, so it is conditional on that declaration.
+    * ``upper``: an upper confidence bound *if* ``max_contribution`` is a true bound (no person
+      holds more of the total): a violated declaration cannot be detected from the release, so
+      the bound is conditional on it (privacy is not).
     * ``cap``: the rung the estimate came from (``None`` for the floor 0); ``caps``,
       ``noisy_totals`` (``Q(x, τ_j)`` plus noise, unshifted) and ``noise_scales`` (Laplace scale
       of each) are the ladder, all DP; ``shift`` the amount subtracted from each rung.
@@ -695,8 +723,12 @@ def make_private_total(
     :param input_domain: :func:`message_log_domain`.
     :param input_metric: :func:`person_log_distance`.
     :param epsilon: the whole budget.
-    :param max_contribution: a public bound on what one person may hold of the total (for
-        ``of="messages"`` the messages of the busiest person, e.g. the log's size bound). The
+    :param max_contribution: a public bound on what one person may hold of the total, in the
+        units of :meth:`MessageLog.load` for that ``of``: messages a person sent or received;
+        for ``"deliveries"`` the recipients of those messages summed; for ``"words"`` their
+        words; for ``"pairs"`` the sender–recipient pairs those messages carry, summed over the
+        messages (not the person's distinct partners: ten group messages to nine others each
+        hold 90). E.g. the log's size bound. The
         caps are ``2, 4, …, 2^J`` with ``2^J ≥ max_contribution``. **Privacy does not depend on
         it** (every cap is enforced by the linear program); only the release's ``upper`` bound
         does, and the noise grows with ``J = ⌈log₂ max_contribution⌉``.
@@ -721,11 +753,15 @@ def make_private_total(
     (R2T, Lemma 4.2); R2T's Theorem 4.3 bounds how far below: ``O(J·ln(J/β)·τ*/ε)`` for ``τ*``
     the busiest person's contribution, within a log factor of the best any mechanism can do on
     this log. The upper bound: ``Q(x, τ)`` is concave in ``τ`` (a linear program's value in its
-    right-hand side) and 0 at 0, so ``Q(x, τ)/τ`` does not increase, and if no person holds
-    more than ``M = max_contribution`` then ``Q(x) = Q(x, M) ≤ M·Q(x, τ_j)/τ_j`` for every ``j``;
-    with the noise, ``upper = M·min_j (Y_j/τ_j + b·ln(J/β))`` holds with probability ``≥ 1 −
-    β/2``. It is wide unless the top cap is near ``M``: that width is the bias no release can
-    rule out without a public bound on the busiest person.
+    right-hand side) and 0 at 0, so if no person holds more than ``M = max_contribution`` then
+    ``Q(x) = Q(x, τ_j)`` for ``τ_j ≥ M``, and for ``τ_j < M`` ``Q(x) = Q(x, M)`` is at most
+    ``M·Q(x, τ_j)/τ_j`` and at most ``Q(x, τ_j) + (M − τ_j)·(Q(x, τ_j) − Q(x, τ_{j−1}))/(τ_j −
+    τ_{j−1})`` (the slope after ``τ_j`` is at most the secant before it). ``upper`` is the least of these with each ``Q(x, τ_j)`` replaced by
+    ``Y_j ± τ_j·b·ln(J/β)`` on the side that makes it larger; all ``J`` rungs are within that
+    margin with probability ``≥ 1 − β`` (two-sided, union bound), and then both ``estimate ≤
+    Q(x) ≤ upper``. ``upper`` is wide unless the top cap is near ``M`` or the ladder has flattened
+    (no one left at the cap): that width is the bias no release can rule out without a tighter
+    public bound on the busiest person.
 
     **When it is useless.** Person-level totals are only accurate when the busiest people hold
     a small share: on the Enron log (154 people; the busiest holds 2,656 of 21,635 messages),
@@ -776,7 +812,16 @@ def _summarise(noisy: list[float], *, caps, top, scale, shift, beta, epsilon, of
     shifted = [tau * (y - shift) for tau, y in zip(caps, noisy)]
     best = int(np.argmax(shifted))
     estimate, cap = (shifted[best], caps[best]) if shifted[best] > 0 else (0.0, None)
-    upper = top * min(y + shift for y in noisy)
+    # every rung within ±τ_j·shift of Q(x, τ_j) (probability ≥ 1 − β): Q(x) = Q(x, M) is at most
+    # M·Q(x, τ_j)/τ_j (through the origin) and Q(x, τ_j) + (M − τ_j)·(secant slope before τ_j)
+    high = [tau * (y + shift) for tau, y in zip(caps, noisy)]
+    low = [tau * (y - shift) for tau, y in zip(caps, noisy)]
+    bounds = [h if tau >= top else top * h / tau for h, tau in zip(high, caps)]  # Q(x) = Q(x, τ) for τ ≥ M
+    for j in range(1, len(caps)):
+        if caps[j] < top:
+            slope = max(0.0, (high[j] - low[j - 1]) / (caps[j] - caps[j - 1]))
+            bounds.append(high[j] + (top - caps[j]) * slope)
+    upper = min(bounds)
     return TotalRelease(
         estimate=float(estimate),
         upper=float(max(upper, estimate)),

@@ -317,3 +317,56 @@ def test_within_is_a_public_window():
     assert feb.num_messages == 1 and M.capped_total(feb, 5) == 1
     with pytest.raises(ValueError, match="no time column"):
         M.message_log(frame.drop("time")).within("2001-02-01")
+
+
+# ----------------------------------------------------------------------------- red-team findings
+def test_upper_bound_holds_when_the_default_ladder_passes_max_contribution():
+    """Red team: with M = 3 the default caps are (2, 4); the ratio bound M·Q(τ)/τ at τ = 4 > M
+    was below the truth in 294 of 300 releases. Rungs at or above M now bound Q directly."""
+    rows = [(3 * i + k, 2 * i, 2 * i + 1) for i in range(300) for k in range(3)]  # every load 3
+    log = M.message_log(pl.DataFrame(rows, schema=["message_id", "sender", "recipient"], orient="row"))
+    meas = M.make_private_total(M.message_log_domain(), M.person_log_distance(), epsilon=1.0, max_contribution=3, beta=0.1)
+    releases = [meas(log) for _ in range(300)]
+    assert releases[0].caps == (2.0, 4.0)
+    assert sum(r.upper < 900 for r in releases) <= 30  # β = 0.1 (claimed ≤ 5 %, 10 % of slack)
+    assert sum(r.estimate > 900 for r in releases) <= 30
+
+
+def test_huge_word_counts_are_certified_on_neighbours_alike():
+    """Red team: word counts near 10¹³ made the certificate fail on a log and not on its
+    neighbour (an exception that told them apart). ψ is now capped at τ and the program solved
+    in units of τ."""
+    rows = [(7, 5, 1, 56394139912103), (20, 1, 3, 36688112902761), (22, 5, 3, 60838048673134),
+            (22, 5, 2, 60838048673134), (32, 1, 2, 89482949571262)]
+
+    def log(r):
+        return M.message_log(pl.DataFrame(r, schema=["message_id", "sender", "recipient", "words"], orient="row"), words="words")
+
+    for tau in (1.0, 4.0, 16.0):
+        q = M.capped_total(log(rows), tau, "words")
+        for v in (1, 2, 3, 5):
+            rest = [r for r in rows if v not in (r[1], r[2])]
+            q0 = M.capped_total(log(rest), tau, "words") if rest else 0.0
+            assert q0 - 1e-6 * tau <= q <= q0 + tau * (1 + 1e-6)
+    meas = M.make_private_total(M.message_log_domain(), M.person_log_distance(), epsilon=1.0, max_contribution=10**15, of="words")
+    assert isinstance(meas(log(rows)), M.TotalRelease)
+
+
+def test_word_columns_count_tokens_as_documented():
+    frame = pl.DataFrame({"message_id": [1, 2], "sender": [1, 2], "recipient": [2, 1],
+                          "text": ["one\ttwo\nthree  four", None], "tokens": [["a", None, "b"], []]})
+    assert M.message_log(frame, words="text").words.tolist() == [4, 0]
+    assert M.message_log(frame, words="tokens").words.tolist() == [2, 0]
+    big = frame.with_columns(pl.Series("n", [2**64 - 1, 1], dtype=pl.UInt64))
+    with pytest.raises(ValueError, match="above 2"):
+        M.message_log(big, words="n")
+
+
+def test_message_id_must_be_its_own_column_and_caps_have_a_floor():
+    frame = pl.DataFrame({"message_id": [1], "sender": [1], "recipient": [2]})
+    with pytest.raises(ValueError, match="its own column"):
+        M.message_log(frame, message_id="sender")
+    with pytest.raises(ValueError, match="at least"):
+        M.capped_total(M.message_log(frame), M.MIN_CAP / 2)
+    with pytest.raises(ValueError, match="at least"):
+        M.make_capped_total(M.message_log_domain(), M.person_log_distance(), cap=1e-9)
