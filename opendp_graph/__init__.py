@@ -58,6 +58,7 @@ from .transformations import (
 )
 from .measurements import (
     Accuracy,
+    ChoiceAccuracy,
     DegreeDistributionRelease,
     calibrate_laplace_threshold,
     context,
@@ -104,7 +105,7 @@ __all__ = [
     "make_laplace_threshold", "then_laplace_threshold", "calibrate_laplace_threshold", "make_candidate_top_k",
     "make_private_degree_distribution", "DegreeDistributionRelease", "degree_distribution_noise",
     "fit_degree_histogram", "histogram_from_cumulative", "make_histogram_from_cumulative",
-    "accuracy", "Accuracy", "summarize", "context", "register_with_context",
+    "accuracy", "Accuracy", "ChoiceAccuracy", "summarize", "context", "register_with_context",
     # privacy notions
     "BlowfishPolicy", "BlowfishDistance", "blowfish_distance",
     "make_standard_degree_histogram", "then_standard_degree_histogram",

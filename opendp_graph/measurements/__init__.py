@@ -17,7 +17,7 @@ function.
 """
 
 from ._context import context, register_with_context
-from .accuracy import Accuracy, summarize
+from .accuracy import Accuracy, ChoiceAccuracy, summarize
 from .degree_distribution import (
     DegreeDistributionRelease,
     degree_distribution_noise,
@@ -31,6 +31,7 @@ from .top_k import make_candidate_top_k
 
 __all__ = [
     "Accuracy",
+    "ChoiceAccuracy",
     "summarize",
     "context",
     "register_with_context",

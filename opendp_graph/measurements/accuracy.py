@@ -40,7 +40,7 @@ import opendp.prelude as dp
 
 from ..core._checks import OPENDP_INTEGER_TYPES
 
-__all__ = ["Accuracy", "accuracy", "summarize"]
+__all__ = ["Accuracy", "ChoiceAccuracy", "accuracy", "noise_accuracy", "summarize"]
 
 _NOISES = ("laplace", "discrete_laplace", "gaussian", "discrete_gaussian")
 _FLOAT_TYPES = {"f32", "f64"}
@@ -367,7 +367,41 @@ def _noise_record(measurement: Any) -> tuple[str, dict, list[str]]:
     raise TypeError("the measurement's chain of constructors does not end")  # pragma: no cover
 
 
-def accuracy(measurement: dp.Measurement, alpha: float = 0.05) -> Accuracy:
+@dataclass(frozen=True)
+class ChoiceAccuracy:
+    """The accuracy of a release that chooses one of several public candidates under DP and
+    then adds noise whose scale depends on the choice: :func:`~opendp_graph.make_private_degree_distribution`
+    (the projection bound ``θ``) and :func:`~opendp_graph.polars.make_private_total` (the cap
+    ``τ``). Which candidate is chosen is known only after the release (it says so), so the
+    accuracy is stated for each: ``choices`` maps a candidate to the :class:`Accuracy` of the
+    noise added when it is chosen, and :attr:`worst` is the widest.
+
+    **What it leaves out** (``bias``): the noise is added to the answer *after* the projection
+    or cap, which differs from the true answer by what the bound drops. Each release states that
+    part itself (``bias`` says where), and a user should read both before publishing."""
+
+    parameter: str
+    choices: tuple[tuple[float, Accuracy], ...]
+    bias: str
+
+    @property
+    def worst(self) -> Accuracy:
+        return max((acc for _, acc in self.choices), key=lambda acc: acc.half_width)
+
+    def for_choice(self, candidate: float) -> Accuracy:
+        for value, acc in self.choices:
+            if value == candidate:
+                return acc
+        raise KeyError(f"{candidate!r} is not a candidate {self.parameter} of this release")
+
+    def __str__(self) -> str:
+        lines = [f"noise by the {self.parameter} chosen under DP:"]
+        lines += [f"  {self.parameter} = {value:g}: {acc}" for value, acc in self.choices]
+        lines.append(f"not included: {self.bias}")
+        return "\n".join(lines)
+
+
+def accuracy(measurement: dp.Measurement, alpha: float = 0.05) -> Accuracy | ChoiceAccuracy:
     """The accuracy of ``measurement``'s releases at significance level ``alpha``: each released
     entry is within ``± half_width`` of its true value with probability at least ``1 − alpha``
     (per entry, not simultaneously; see :class:`Accuracy`).
@@ -399,6 +433,11 @@ def accuracy(measurement: dp.Measurement, alpha: float = 0.05) -> Accuracy:
     The tests check every case against the exact law and by simulation of OpenDP's own
     measurements.
 
+    A release of this package that chooses a candidate under DP
+    (:func:`~opendp_graph.make_private_degree_distribution`,
+    :func:`~opendp_graph.polars.make_private_total`) gets a :class:`ChoiceAccuracy`: the noise
+    for each candidate, and where the release states its bias.
+
     :param measurement: an OpenDP measurement (see the module notes for what is supported).
     :param alpha: significance level in ``(0, 1)``: ``0.05`` for 95 % confidence.
     :raises TypeError: for an unsupported measurement (saying what is supported), a float
@@ -429,6 +468,9 @@ def accuracy(measurement: dp.Measurement, alpha: float = 0.05) -> Accuracy:
     ('laplace', 2.9957)
     """
     alpha = _check_alpha(alpha)
+    describe = getattr(measurement, "_dpg_accuracy", None) if isinstance(measurement, dp.Measurement) else None
+    if describe is not None:  # a release of this package that picks a candidate under DP
+        return describe(alpha)
     name, kwargs, path = _noise_record(measurement)
     input_domain = kwargs.get("input_domain")
     element = _innermost_type(getattr(input_domain, "carrier_type", None))
@@ -458,7 +500,17 @@ def accuracy(measurement: dp.Measurement, alpha: float = 0.05) -> Accuracy:
     family = "gaussian" if name == "make_gaussian" else "laplace"
     noise = ("discrete_" if discrete else "") + family
     threshold = kwargs.get("threshold") if name == "make_laplace_threshold" else None
+    return noise_accuracy(noise, scale, alpha, mechanism=name, threshold=threshold)
 
+
+def noise_accuracy(noise: str, scale: float, alpha: float, *, mechanism: str, threshold: Any = None) -> Accuracy:
+    """:class:`Accuracy` of one OpenDP noise of the given law and scale (the arithmetic of
+    :func:`accuracy`, for releases that state their own noise: :class:`ChoiceAccuracy`)."""
+    alpha = _check_alpha(alpha)
+    name = mechanism
+    if noise not in _NOISES:
+        raise ValueError(f"noise must be one of {_NOISES}, got {noise!r}")
+    discrete = noise.startswith("discrete_")
     if scale == 0:  # no noise: every entry is exact (OpenDP's discrete Laplace formula is NaN there)
         opendp_accuracy, half_width = 0.0, (0 if discrete else 0.0)
     elif noise == "laplace":
@@ -548,15 +600,22 @@ def summarize(releases: Any, alpha: float = 0.05):
         items = [("0", releases)]
     rows = []
     for name, item in items:
-        acc = accuracy(_as_measurement(name, item), alpha)
-        rows.append(
-            {
-                "release": name,
-                "noise": acc.noise,
-                "scale": acc.scale,
-                "accuracy": float(acc.half_width),
-                "threshold": None if acc.threshold is None else float(acc.threshold),
-            }
+        result = accuracy(_as_measurement(name, item), alpha)
+        # a release that chooses a candidate under DP: one row per candidate
+        labelled = (
+            [(f"{name} ({result.parameter}={value:g})", acc) for value, acc in result.choices]
+            if isinstance(result, ChoiceAccuracy)
+            else [(name, result)]
         )
+        for label, acc in labelled:
+            rows.append(
+                {
+                    "release": label,
+                    "noise": acc.noise,
+                    "scale": acc.scale,
+                    "accuracy": float(acc.half_width),
+                    "threshold": None if acc.threshold is None else float(acc.threshold),
+                }
+            )
     schema = {"release": pl.String, "noise": pl.String, "scale": pl.Float64, "accuracy": pl.Float64, "threshold": pl.Float64}
     return pl.DataFrame(rows, schema=schema)

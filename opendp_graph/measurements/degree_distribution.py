@@ -408,7 +408,24 @@ def make_private_degree_distribution(
             noise_scale=float(scale),
         )
 
-    return composition >> dp.new_function(run, TO="ExtrinsicObject")
+    measurement = composition >> dp.new_function(run, TO="ExtrinsicObject")
+    scales = tuple((float(theta), float(releases[theta][1])) for theta in thetas)
+
+    def describe(alpha: float):
+        from .accuracy import ChoiceAccuracy, noise_accuracy
+
+        return ChoiceAccuracy(
+            parameter="θ",
+            choices=tuple((theta, noise_accuracy("discrete_laplace", scale, alpha, mechanism="make_laplace")) for theta, scale in scales),
+            bias=(
+                "per entry of the θ-cumulative histogram of the projection to θ (noisy_cumulative), before the "
+                "post-processing; the projection's bias (nodes above θ capped, their partners' degrees lowered) "
+                "and the post-processing's change are not included"
+            ),
+        )
+
+    measurement._dpg_accuracy = describe  # read by dpg.accuracy
+    return measurement
 
 
 def degree_distribution_noise(

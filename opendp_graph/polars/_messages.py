@@ -11,7 +11,7 @@ messages that grows with the log). So the bound is not applied by choosing rows.
 replaced by its **capped total** ``Q(x, τ)``: the largest total any *fractional* selection of the
 messages reaches when no person holds more than ``τ`` of it. This is the linear program of
 Dong, Fang, Yi, Tao & Machanavajjhala (*R2T: Instance-optimal truncation for differentially
-private query evaluation with foreign key constraints*, SIGMOD 2022, §5), here with messages as
+private query evaluation with foreign key constraints*, SIGMOD 2022: its LP-based truncation), here with messages as
 the join results and people as their owners:
 
     Q(x, τ) = max Σ_m u_m   subject to   0 ≤ u_m ≤ ψ_m,   Σ_{m ∋ p} u_m ≤ τ for every person p,
@@ -646,7 +646,7 @@ def make_capped_total_ladder(input_domain: dp.Domain, input_metric: dp.Metric, c
     **Stability guarantee:** ``d_in`` people → ``J·(d_in + LP_TOLERANCE)`` in ``L1Distance``:
     each entry moves by at most ``d_in + LP_TOLERANCE`` (:func:`make_capped_total` divided by
     its ``τ_j``). One Laplace noise of scale ``b`` on this vector is noise of scale ``τ_j·b`` on
-    each capped total: R2T's ladder (Dong et al., SIGMOD 2022, §4) as one OpenDP measurement.
+    each capped total: R2T's ladder (Dong et al., SIGMOD 2022) as one OpenDP measurement.
     """
     dp.assert_features("contrib", "honest-but-curious")
     _check_space(input_domain, input_metric)
@@ -718,7 +718,7 @@ def make_private_total(
     d_in: int = 1,
 ) -> dp.Measurement:
     """A person-level total of a message log under ``ε``-DP, with the cap chosen inside the
-    ``ε`` by R2T's race to the top (Dong, Fang, Yi, Tao & Machanavajjhala, SIGMOD 2022, §4).
+    ``ε`` by R2T's race to the top (Dong, Fang, Yi, Tao & Machanavajjhala, SIGMOD 2022).
 
     :param input_domain: :func:`message_log_domain`.
     :param input_metric: :func:`person_log_distance`.
@@ -750,7 +750,7 @@ def make_private_total(
     **Error.** Rung ``j`` releases ``Y_j = Q(x, τ_j) + τ_j·L_j``, ``L_j ~ Laplace(b)``. The
     estimate is ``max(0, max_j (Y_j − τ_j·b·ln(J/β)))``. Each shifted rung exceeds ``Q(x, τ_j) ≤
     Q(x)`` with probability ``½·β/J``, so ``estimate ≤ Q(x)`` with probability ``≥ 1 − β/2``
-    (R2T, Lemma 4.2); R2T's Theorem 4.3 bounds how far below: ``O(J·ln(J/β)·τ*/ε)`` for ``τ*``
+    (a union bound over the rungs, as in R2T); R2T's utility theorem bounds how far below: ``O(J·ln(J/β)·τ*/ε)`` for ``τ*``
     the busiest person's contribution, within a log factor of the best any mechanism can do on
     this log. The upper bound: ``Q(x, τ)`` is concave in ``τ`` (a linear program's value in its
     right-hand side) and 0 at 0, so if no person holds more than ``M = max_contribution`` then
@@ -805,7 +805,22 @@ def make_private_total(
     def summarise(noisy: list[float]) -> TotalRelease:
         return _summarise(list(noisy), **meta)
 
-    return chain(scale) >> dp.new_function(summarise, TO="ExtrinsicObject")
+    measurement = chain(scale) >> dp.new_function(summarise, TO="ExtrinsicObject")
+
+    def describe(alpha: float):
+        from ..measurements.accuracy import ChoiceAccuracy, noise_accuracy
+
+        return ChoiceAccuracy(
+            parameter="τ",
+            choices=tuple((tau, noise_accuracy("laplace", tau * scale, alpha, mechanism="make_laplace")) for tau in caps),
+            bias=(
+                "the noise on the capped total Q(x, τ) of the chosen cap; the estimate also subtracts τ·b·ln(J/β) "
+                "and the cap drops what people hold above τ: the release's [estimate, upper] states the whole error"
+            ),
+        )
+
+    measurement._dpg_accuracy = describe  # read by dpg.accuracy
+    return measurement
 
 
 def _summarise(noisy: list[float], *, caps, top, scale, shift, beta, epsilon, of) -> TotalRelease:

@@ -4,6 +4,7 @@ claims tried on every small log, the certificate, the release's error statement.
 from __future__ import annotations
 
 import itertools
+import math
 import random
 
 import numpy as np
@@ -370,3 +371,24 @@ def test_message_id_must_be_its_own_column_and_caps_have_a_floor():
         M.capped_total(M.message_log(frame), M.MIN_CAP / 2)
     with pytest.raises(ValueError, match="at least"):
         M.make_capped_total(M.message_log_domain(), M.person_log_distance(), cap=1e-9)
+
+
+def test_accuracy_accepts_the_total_and_the_degree_distribution():
+    """Issue 29: dpg.accuracy states the noise of every release the package makes, the two that
+    choose a candidate under DP included (one Accuracy per candidate, the bias pointed to)."""
+    total = M.make_private_total(M.message_log_domain(), M.person_log_distance(), epsilon=1.0, max_contribution=64, caps=[8, 16, 32])
+    acc = dpg.accuracy(total, alpha=0.05)
+    assert isinstance(acc, dpg.ChoiceAccuracy) and [c for c, _ in acc.choices] == [8.0, 16.0, 32.0]
+    release = total(_hub_log(3))
+    assert acc.for_choice(32.0).scale == pytest.approx(release.noise_scales[-1])
+    assert acc.for_choice(8.0).half_width == pytest.approx(release.noise_scales[0] * math.log(20))
+    assert acc.worst is acc.for_choice(32.0) and "upper" in acc.bias
+    dist = dpg.make_private_degree_distribution(dpg.graph_domain(), dpg.node_insertion_distance(), epsilon=1.0, candidates=[4, 8])
+    dacc = dpg.accuracy(dist, alpha=0.05)
+    g = dpg.Graph.from_edges([0, 1, 2], [1, 2, 3])
+    out = dist(g)
+    assert dacc.for_choice(float(out.theta)).scale == pytest.approx(out.noise_scale)
+    assert dacc.for_choice(4.0).noise == "discrete_laplace" and "projection" in dacc.bias
+    table = dpg.summarize({"total": total, "degrees": dist})
+    assert table["release"].to_list() == ["total (τ=8)", "total (τ=16)", "total (τ=32)", "degrees (θ=4)", "degrees (θ=8)"]
+    assert "τ = 8" in str(acc)
