@@ -112,6 +112,10 @@ class MetricDescriptor:
     ``inf`` when some such change is not a finite distance (the metric does not protect edges),
     ``None`` when unknown. Read by :func:`~opendp_graph.interpret.edge_secret_guarantee`."""
 
+    missing_rule_hint: ClassVar[str | None] = None
+    """What to do instead when a query has no rule under this metric (added to the rule table's
+    refusal), or ``None``. Read by :func:`~opendp_graph.transformations.rules.resolve`."""
+
     def check_graph(self, graph: Graph) -> None:
         """A precondition of the metric's guarantee on the part of the graph it treats as public
         (raise ``ValueError`` to refuse the graph); the default accepts every graph. Every query
@@ -263,6 +267,12 @@ class PaddedDegreeDistance(MetricDescriptor):
 
     one_edge_distance: ClassVar[float] = 2  # both endpoints' degrees move by one
 
+    missing_rule_hint: ClassVar[str | None] = (
+        "this metric is the output of make_degree_projection and sees degrees only, so a query that reads "
+        "edges (triangles) has none after the projection: run it on graph_domain(max_degree=D) under "
+        "node_distance() or node_insertion_distance() directly (its rule uses the public D)"
+    )
+
     def distance(self, g1: Graph, g2: Graph) -> float:
         if g1.max_degree > self.theta or g2.max_degree > self.theta:
             return INF
@@ -321,6 +331,12 @@ class DegreeSequenceDistance(MetricDescriptor):
     """
 
     one_edge_distance: ClassVar[float] = 2  # both endpoints' degrees move by one
+
+    missing_rule_hint: ClassVar[str | None] = (
+        "this metric is the output of make_degree_projection and sees degrees only, so a query that reads "
+        "edges (triangles) has none after the projection: run it on graph_domain(max_degree=D) under "
+        "node_distance() or node_insertion_distance() directly (its rule uses the public D)"
+    )
 
     def distance(self, g1: Graph, g2: Graph) -> float:
         if not g1.same_node_set(g2):

@@ -221,8 +221,10 @@ def resolve(query: Query, domain: Any, metric: Any, **params: Any) -> StabilityM
     source = _source(key)
     rule = _RULES.get(source, {}).get(type(metric))
     if rule is None:
+        hint = metric.missing_rule_hint  # declared by every MetricDescriptor
         raise ValueError(
             f"{source.name} has no stability rule for {metric!r}; supported metrics: {', '.join(supported_metrics(source))}"
+            + (f" ({hint})" if hint else "")
         )
     stability = rule(domain, metric, **params)
     return key.adapt(stability) if key.adapt is not None else stability

@@ -236,6 +236,18 @@ def test_edge_count_after_the_projection_under_insertion(n, theta):
     assert not count.check(d, count.map(d) - 1)
 
 
+@pytest.mark.parametrize("metric", [dpg.node_insertion_distance(), dpg.node_distance()], ids=["insertion", "rewiring"])
+def test_a_query_without_a_rule_after_the_projection_names_the_chain_that_works(metric):
+    """Issue 29: triangles read edges, which the projection's output metric does not see; the
+    refusal says to count them on a degree-bounded domain under the node metric directly, and
+    that chain builds."""
+    projected = (dpg.graph_domain(), metric) >> dpg.then_degree_projection(max_degree=4)
+    with pytest.raises(ValueError, match=r"sees degrees only.*graph_domain\(max_degree=D\)"):
+        projected >> dpg.then_triangle_count()
+    direct = (dpg.graph_domain(max_degree=4), metric) >> dpg.then_triangle_count()
+    assert direct.map(1) > 0
+
+
 def test_projection_scans_by_node_id_so_an_inserted_node_keeps_the_order():
     """The order of the shared edges is the same with and without the inserted node (the proof
     needs it); for a graph without node ids it is the order by index it always was."""
