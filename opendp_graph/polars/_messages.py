@@ -814,8 +814,8 @@ def make_private_total(
             parameter="τ",
             choices=tuple((tau, noise_accuracy("laplace", tau * scale, alpha, mechanism="make_laplace")) for tau in caps),
             bias=(
-                "the noise on the capped total Q(x, τ) of the chosen cap; the estimate also subtracts τ·b·ln(J/β) "
-                "and the cap drops what people hold above τ: the release's [estimate, upper] states the whole error"
+                "what the chosen cap drops (people's shares above τ) and the estimate's shift of τ·b·ln(J/β) below "
+                "the noisy capped total; the release's [estimate, upper] states the whole error"
             ),
         )
 
