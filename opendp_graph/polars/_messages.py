@@ -138,9 +138,7 @@ class MessageLog:
     def load(self, kind: str = "messages") -> np.ndarray:
         """What each person holds of a total (``Σ_{m ∋ p} ψ_m``), by index into ``people``.
         Private: for tests and for data you may see."""
-        weights = _weights(self, _kind(kind))
-        counts = np.diff(self.owner_indptr)
-        return np.bincount(self.owners, weights=np.repeat(weights, counts), minlength=self.num_people)
+        return _load(self, _weights(self, _kind(kind)))
 
     def within(self, start: Any = None, end: Any = None) -> MessageLog:
         """The messages sent in ``[start, end)`` (a public window; either bound may be ``None``).
@@ -274,9 +272,9 @@ def message_log(
 
 
 def _check_ids(dtype: Any, what: str) -> None:
-    import polars as pl
+    from ._convert import _id_kind  # the dtypes a person id may have
 
-    if not (dtype.is_integer() or dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum)):
+    if _id_kind(dtype) is None:
         raise TypeError(f"the {what} column must hold integers or text, got {dtype}")
 
 
@@ -406,6 +404,11 @@ def _weights(log: MessageLog, kind: str) -> np.ndarray:
     return np.diff(log.pair_indptr).astype(float)  # pairs: a message's sender-recipient pairs (budget use)
 
 
+def _load(log: MessageLog, psi: np.ndarray) -> np.ndarray:
+    """``Σ_{m ∋ p} ψ_m`` for every person ``p`` (an index into ``log.people``)."""
+    return np.bincount(log.owners, weights=np.repeat(psi, np.diff(log.owner_indptr)), minlength=log.num_people)
+
+
 def capped_total(log: MessageLog, cap: float, of: str = "messages") -> float:
     """``Q(log, τ)`` for ``τ = cap``: the largest total with no person holding more than ``τ``
     (module docstring). Private: this is the value before noise.
@@ -432,8 +435,7 @@ def _solve(log: MessageLog, tau: float, kind: str) -> float:
     if kind == "pairs":
         return _capped_pairs(log, tau)
     psi = _weights(log, kind)
-    counts = np.diff(log.owner_indptr)
-    load = np.bincount(log.owners, weights=np.repeat(psi, counts), minlength=log.num_people)
+    load = _load(log, psi)
     if load.size == 0 or load.max() <= tau:
         return float(psi.sum())  # every message fits: the all-in selection is optimal
     return _solve_packing(log.owner_indptr, log.owners, log.num_people, psi, tau, load)
@@ -504,7 +506,7 @@ def _capped_pairs(log: MessageLog, tau: float) -> float:
     from scipy import sparse
     from scipy.optimize import linprog
 
-    k = np.diff(log.pair_indptr).astype(float)
+    k = _weights(log, "pairs")
     senders = np.repeat(log.sender, np.diff(log.pair_indptr))
     others = log.pair_recipients
     lo, hi = np.minimum(senders, others), np.maximum(senders, others)
@@ -513,11 +515,10 @@ def _capped_pairs(log: MessageLog, tau: float) -> float:
     num_pairs = pair_keys.shape[0]
     if num_pairs == 0:
         return 0.0
-    load = np.bincount(log.owners, weights=np.repeat(k, np.diff(log.owner_indptr)), minlength=log.num_people)
-    if load.max() <= tau:
+    if _load(log, k).max() <= tau:
         return float(num_pairs)
     m = log.num_messages
-    # variables: x (messages) then y (pairs); maximise Σ y
+    # variables: x (messages) then y (pairs); maximise Σ y. a_people[p, m] = k_m when p owns m
     a_people = _incidence(log.owner_indptr, log.owners, log.num_people, values=k)
     message_of = np.repeat(np.arange(m), np.diff(log.pair_indptr))
     support = sparse.csr_matrix((-np.ones(message_of.shape[0]), (pair_of, message_of)), shape=(num_pairs, m))
@@ -541,7 +542,7 @@ def _capped_pairs(log: MessageLog, tau: float) -> float:
         y = np.clip(-marg[: log.num_people], 0.0, None)
         s = np.clip(-marg[log.num_people:], 0.0, 1.0)
         need = np.bincount(message_of, weights=s[pair_of], minlength=m)
-        w = np.maximum(0.0, need - (_incidence(log.owner_indptr, log.owners, log.num_people).T @ y) * k)
+        w = np.maximum(0.0, need - a_people.T @ y)  # k_m·Σ_{p ∋ m} y_p
         dual = float(tau * y.sum() + w.sum() + (1.0 - s).sum())
         gap = (dual - primal) / tau
         if gap <= LP_TOLERANCE:
@@ -566,9 +567,6 @@ def _uncertified(gap: float | None) -> RuntimeError:
     noise is drawn, so nothing is released)."""
     reason = "no solution" if gap is None else f"certified gap {gap:.3g}·τ"
     return RuntimeError(f"the capped total's linear program was not solved to within {LP_TOLERANCE}·τ ({reason}); nothing is released")
-
-
-
 
 
 # ---------------------------------------------------------------------------------------------
@@ -700,10 +698,11 @@ class TotalRelease:
         return (self.estimate, self.upper)
 
 
-def _rungs(max_contribution: Any) -> tuple[float, ...]:
-    top = positive_integer("max_contribution", max_contribution)
-    count = max(1, math.ceil(math.log2(top))) if top > 1 else 1
-    return tuple(float(2**j) for j in range(1, count + 1)) if top > 1 else (1.0,)
+def _rungs(top: int) -> tuple[float, ...]:
+    """R2T's caps for a public bound ``top``: ``2, 4, …, 2^J`` with ``2^J ≥ top`` (``1`` for ``top = 1``)."""
+    if top == 1:
+        return (1.0,)
+    return tuple(float(2**j) for j in range(1, math.ceil(math.log2(top)) + 1))
 
 
 def make_private_total(
@@ -824,13 +823,13 @@ def make_private_total(
 
 
 def _summarise(noisy: list[float], *, caps, top, scale, shift, beta, epsilon, of) -> TotalRelease:
-    shifted = [tau * (y - shift) for tau, y in zip(caps, noisy)]
-    best = int(np.argmax(shifted))
-    estimate, cap = (shifted[best], caps[best]) if shifted[best] > 0 else (0.0, None)
-    # every rung within ±τ_j·shift of Q(x, τ_j) (probability ≥ 1 − β): Q(x) = Q(x, M) is at most
-    # M·Q(x, τ_j)/τ_j (through the origin) and Q(x, τ_j) + (M − τ_j)·(secant slope before τ_j)
-    high = [tau * (y + shift) for tau, y in zip(caps, noisy)]
+    # every rung within ±τ_j·shift of Q(x, τ_j) (probability ≥ 1 − β); the estimate is the best
+    # lower end. Q(x) = Q(x, M) is at most M·Q(x, τ_j)/τ_j (through the origin) and
+    # Q(x, τ_j) + (M − τ_j)·(secant slope before τ_j)
     low = [tau * (y - shift) for tau, y in zip(caps, noisy)]
+    high = [tau * (y + shift) for tau, y in zip(caps, noisy)]
+    best = int(np.argmax(low))
+    estimate, cap = (low[best], caps[best]) if low[best] > 0 else (0.0, None)
     bounds = [h if tau >= top else top * h / tau for h, tau in zip(high, caps)]  # Q(x) = Q(x, τ) for τ ≥ M
     for j in range(1, len(caps)):
         if caps[j] < top:
