@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from numbers import Integral, Real
 from typing import Any
 
-__all__ = ["float_at_most", "integer_at_least", "not_a_graph", "positive_integer"]
+__all__ = ["float_at_most", "integer_at_least", "not_a_graph", "positive_integer", "positive_finite", "open_probability"]
 
 
 def float_at_most(value: Real) -> float:
@@ -60,6 +60,34 @@ def positive_integer(name: str, value: Any) -> int:
     if value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value}")
     return int(value)
+
+
+def positive_finite(name: str, value: Any) -> float:
+    """``float(value)`` if ``value`` is a real number (not a bool), finite and ``> 0``.
+
+    >>> positive_finite("epsilon", 0.5)
+    0.5
+    >>> positive_finite("epsilon", float("nan"))
+    Traceback (most recent call last):
+    ...
+    ValueError: epsilon must be a positive finite number, got nan
+    """
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+    return float(value)
+
+
+def open_probability(name: str, value: Any) -> float:
+    """``float(value)`` if ``value`` is a real number (not a bool) in ``(0, 1)``.
+
+    >>> open_probability("beta", 1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: beta must be in (0, 1), got 1.0
+    """
+    if isinstance(value, bool) or not isinstance(value, Real) or not 0 < value < 1:
+        raise ValueError(f"{name} must be in (0, 1), got {value!r}")
+    return float(value)
 
 
 # Types callers often pass where a Graph is expected, keyed by top-level package, with the converter

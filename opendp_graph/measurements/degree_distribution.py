@@ -28,14 +28,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from numbers import Integral, Real
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 import opendp.prelude as dp
 from scipy.optimize import isotonic_regression, lsq_linear
 
-from ..core._checks import integer_at_least, positive_integer
+from ..core._checks import integer_at_least, positive_finite, positive_integer
 from ..core.domains import graph_domain_descriptor
 from ..core.metrics import metric_descriptor
 from ..transformations.degrees import then_cumulative_degree_histogram, then_degree_tail_counts
@@ -198,7 +198,7 @@ def fit_degree_histogram(
         raise ValueError(f"noisy_cumulative must be one-dimensional, got shape {values.shape}")
     if values.size == 0 or not np.isfinite(values).all():
         raise ValueError("noisy_cumulative must be a non-empty sequence of finite numbers")
-    scale = _positive("noise_scale", noise_scale)
+    scale = positive_finite("noise_scale", noise_scale)
     _check_num_nodes(num_nodes)
     start = histogram_from_cumulative(values, num_nodes=num_nodes)
     if values.size < 5 or values.size > _FIT_UP_TO:  # nothing to smooth, or too costly: see _FIT_UP_TO
@@ -247,12 +247,6 @@ def _candidates(values: Any) -> list[int]:
     if not out:
         raise ValueError("candidates must not be empty")
     return sorted(set(out))
-
-
-def _positive(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-    return float(value)
 
 
 def _release_chain(input_domain: dp.Domain, input_metric: dp.Metric, theta: int) -> dp.Transformation:
@@ -326,14 +320,14 @@ def make_private_degree_distribution(
     dp.assert_features("contrib", "honest-but-curious")
     descriptor = graph_domain_descriptor(input_domain)
     metric_descriptor(input_metric)
-    epsilon = _positive("epsilon", epsilon)
+    epsilon = positive_finite("epsilon", epsilon)
     thetas = _candidates(candidates)
     promised = descriptor.max_degree
     if promised is not None and promised >= 1:
         # above the domain's degree bound the projection changes nothing and the extra bins only
         # carry noise (and a larger sensitivity): θ = max_degree says the same for less
         thetas = sorted({min(t, int(promised)) for t in thetas})
-    share = _positive("selection_share", selection_share)
+    share = positive_finite("selection_share", selection_share)
     if share >= 1:
         raise ValueError(f"selection_share must be below 1, got {selection_share!r}")
     d_in = positive_integer("d_in", d_in)
@@ -451,7 +445,7 @@ def degree_distribution_noise(
     1.08
     """
     dp.assert_features("contrib", "honest-but-curious")
-    epsilon = _positive("epsilon", epsilon)
+    epsilon = positive_finite("epsilon", epsilon)
     theta = positive_integer("theta", theta)
     num_nodes = positive_integer("num_nodes", num_nodes)
     d_in = positive_integer("d_in", d_in)

@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 import opendp.prelude as dp
 
-from ..core._checks import float_at_most, positive_integer
+from ..core._checks import float_at_most, open_probability, positive_finite, positive_integer
 from ..core._frozen import frozen
 
 __all__ = [
@@ -777,10 +777,8 @@ def make_private_total(
     """
     dp.assert_features("contrib", "honest-but-curious")
     _check_space(input_domain, input_metric)
-    if isinstance(epsilon, bool) or not isinstance(epsilon, Real) or not math.isfinite(epsilon) or epsilon <= 0:
-        raise ValueError(f"epsilon must be a positive finite number, got {epsilon!r}")
-    if isinstance(beta, bool) or not isinstance(beta, Real) or not 0 < beta < 1:
-        raise ValueError(f"beta must be in (0, 1), got {beta!r}")
+    positive_finite("epsilon", epsilon)
+    open_probability("beta", beta)
     people = _person_count(d_in)
     if people == 0:
         raise ValueError("d_in must be at least 1 (one person)")

@@ -40,14 +40,13 @@ least that of the exact Binomial fit of the same truncated labelling.
 from __future__ import annotations
 
 import math
-from numbers import Real
 from typing import Any
 
 import numpy as np
 import opendp.prelude as dp
 import scipy.sparse as sp
 
-from ..core._checks import not_a_graph, positive_integer, property_names
+from ..core._checks import not_a_graph, open_probability, positive_finite, positive_integer, property_names
 from ..core.domains import graph_domain
 from ..core.graph import Graph
 from ..core.metrics import edge_label_distance, integer_d_in
@@ -146,10 +145,8 @@ def binomial_parameters_dp(
         raise TypeError(not_a_graph(graph))
     if not graph.is_labeled:
         raise TypeError("graph must be a labeled opendp_graph.Graph")
-    if isinstance(epsilon, bool) or not isinstance(epsilon, Real) or not math.isfinite(epsilon) or epsilon <= 0:
-        raise ValueError(f"epsilon must be a positive finite number, got {epsilon!r}")
-    if isinstance(beta, bool) or not isinstance(beta, Real) or not 0 < beta < 1:
-        raise ValueError(f"beta must be in (0, 1), got {beta!r}")
+    positive_finite("epsilon", epsilon)
+    open_probability("beta", beta)
     vocab = _check_vocabulary(vocabulary)
     stats_t = make_binomial_statistics(graph, max_labels_per_edge, vocab)
     sensitivity = stats_t.map(1)

@@ -32,6 +32,7 @@ import numpy as np
 import opendp.prelude as dp
 from scipy.special import logsumexp
 
+from ..core._checks import positive_finite
 from ..core.graph import Graph
 
 __all__ = ["GraphDistribution", "laplace_privacy_loss", "exact_epsilon", "ExactEpsilon"]
@@ -223,8 +224,7 @@ def laplace_privacy_loss(
     >>> loss
     0.5
     """
-    if isinstance(scale, bool) or not isinstance(scale, Real) or not (0 < scale < math.inf):
-        raise ValueError(f"scale must be a positive finite number, got {scale!r}")
+    positive_finite("scale", scale)
     v0, v1 = _as_values(values0), _as_values(values1)
     w0, w1 = np.asarray(weights0, dtype=float), np.asarray(weights1, dtype=float)
     if v0.shape[1] != v1.shape[1] or w0.shape != (v0.shape[0],) or w1.shape != (v1.shape[0],):
