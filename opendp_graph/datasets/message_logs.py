@@ -21,6 +21,7 @@ The randomness here draws *data*; it is not noise and plays no part in any relea
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -57,7 +58,7 @@ def synthetic_message_log(
     """
     import polars as pl
 
-    from .synthetic import _rng
+    from .synthetic import _real_arg, _rng
 
     n = integer_at_least("num_messages", num_messages, 1)
     people = integer_at_least("num_people", num_people, 2)
@@ -69,11 +70,11 @@ def synthetic_message_log(
         raise ValueError("num_bots must be below num_people")
     if replies > people - bots:
         raise ValueError("a bot replies to distinct people: bot_replies must be at most num_people - num_bots")
-    if not 0 <= self_share < 1:
-        raise ValueError(f"self_share must be in [0, 1), got {self_share!r}")
-    if not tail > 0:
-        raise ValueError(f"tail must be positive, got {tail!r}")
+    self_share = _real_arg("self_share", self_share, 0.0, 1.0, open_high=True)
+    tail = _real_arg("tail", tail, 0.0, math.inf, open_low=True)
+    extra_recipients = _real_arg("extra_recipients", extra_recipients, 0.0, math.inf)
     cap = integer_at_least("max_recipients", max_recipients, 1)
+    months = integer_at_least("months", months, 1)
     rng = _rng(seed)
 
     humans = people - bots

@@ -312,6 +312,10 @@ def test_synthetic_log_has_hubs_bots_and_self_messages():
         dpg.datasets.synthetic_message_log(500, num_people=100, bot_replies=10, seed=4))
     with pytest.raises(ValueError, match="exceed"):
         dpg.datasets.synthetic_message_log(100, num_people=100, bot_replies=50, num_bots=3)
+    with pytest.raises(ValueError, match="months must be at least 1"):
+        dpg.datasets.synthetic_message_log(100, num_people=100, bot_replies=10, months=0)
+    with pytest.raises(ValueError, match=r"self_share must lie in \[0.0, 1.0\)"):
+        dpg.datasets.synthetic_message_log(100, num_people=100, bot_replies=10, self_share=1.0)
 
 
 def test_within_is_a_public_window():
