@@ -246,6 +246,14 @@ class NodeInsertionDistance(MetricDescriptor):
         return len(ids1 ^ ids2) + 2 * _min_vertex_cover_size(pairs)
 
 
+# the refusal's advice under the projection's two output metrics (they see degrees only)
+_PROJECTION_OUTPUT_HINT = (
+    "this metric is the output of make_degree_projection and sees degrees only, so a query that reads "
+    "edges (triangles) has none after the projection: run it on graph_domain(max_degree=D) under "
+    "node_distance() or node_insertion_distance() directly (its rule uses the public D)"
+)
+
+
 @dataclass(frozen=True)
 class PaddedDegreeDistance(MetricDescriptor):
     """L1 distance between degree vectors indexed by node id, an absent node counted at degree
@@ -267,11 +275,7 @@ class PaddedDegreeDistance(MetricDescriptor):
 
     one_edge_distance: ClassVar[float] = 2  # both endpoints' degrees move by one
 
-    missing_rule_hint: ClassVar[str | None] = (
-        "this metric is the output of make_degree_projection and sees degrees only, so a query that reads "
-        "edges (triangles) has none after the projection: run it on graph_domain(max_degree=D) under "
-        "node_distance() or node_insertion_distance() directly (its rule uses the public D)"
-    )
+    missing_rule_hint: ClassVar[str | None] = _PROJECTION_OUTPUT_HINT
 
     def distance(self, g1: Graph, g2: Graph) -> float:
         if g1.max_degree > self.theta or g2.max_degree > self.theta:
@@ -332,11 +336,7 @@ class DegreeSequenceDistance(MetricDescriptor):
 
     one_edge_distance: ClassVar[float] = 2  # both endpoints' degrees move by one
 
-    missing_rule_hint: ClassVar[str | None] = (
-        "this metric is the output of make_degree_projection and sees degrees only, so a query that reads "
-        "edges (triangles) has none after the projection: run it on graph_domain(max_degree=D) under "
-        "node_distance() or node_insertion_distance() directly (its rule uses the public D)"
-    )
+    missing_rule_hint: ClassVar[str | None] = _PROJECTION_OUTPUT_HINT
 
     def distance(self, g1: Graph, g2: Graph) -> float:
         if not g1.same_node_set(g2):

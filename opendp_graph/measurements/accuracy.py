@@ -40,7 +40,7 @@ import opendp.prelude as dp
 
 from ..core._checks import OPENDP_INTEGER_TYPES
 
-__all__ = ["Accuracy", "ChoiceAccuracy", "accuracy", "noise_accuracy", "summarize"]
+__all__ = ["Accuracy", "ChoiceAccuracy", "accuracy", "attach_choice_accuracy", "noise_accuracy", "summarize"]
 
 _NOISES = ("laplace", "discrete_laplace", "gaussian", "discrete_gaussian")
 _FLOAT_TYPES = {"f32", "f64"}
@@ -401,6 +401,29 @@ class ChoiceAccuracy:
         return "\n".join(lines)
 
 
+_CHOICE_ATTRIBUTE = "_dpg_accuracy"  # where attach_choice_accuracy leaves the statement for accuracy()
+
+
+def attach_choice_accuracy(
+    measurement: dp.Measurement, parameter: str, noise: str, scales: Any, bias: str
+) -> dp.Measurement:
+    """Let :func:`accuracy` state the noise of ``measurement``, a release that picks one of
+    several public candidates under DP: ``scales`` pairs each candidate with the scale of the
+    ``noise`` (OpenDP's Laplace) added when it is picked; ``bias`` says what that noise leaves out
+    and where the release states it. Returns ``measurement``."""
+    choices = tuple((float(candidate), float(scale)) for candidate, scale in scales)
+
+    def describe(alpha: float) -> ChoiceAccuracy:
+        return ChoiceAccuracy(
+            parameter=parameter,
+            choices=tuple((c, noise_accuracy(noise, scale, alpha, mechanism="make_laplace")) for c, scale in choices),
+            bias=bias,
+        )
+
+    setattr(measurement, _CHOICE_ATTRIBUTE, describe)
+    return measurement
+
+
 def accuracy(measurement: dp.Measurement, alpha: float = 0.05) -> Accuracy | ChoiceAccuracy:
     """The accuracy of ``measurement``'s releases at significance level ``alpha``: each released
     entry is within ``± half_width`` of its true value with probability at least ``1 − alpha``
@@ -468,7 +491,7 @@ def accuracy(measurement: dp.Measurement, alpha: float = 0.05) -> Accuracy | Cho
     ('laplace', 2.9957)
     """
     alpha = _check_alpha(alpha)
-    describe = getattr(measurement, "_dpg_accuracy", None) if isinstance(measurement, dp.Measurement) else None
+    describe = getattr(measurement, _CHOICE_ATTRIBUTE, None) if isinstance(measurement, dp.Measurement) else None
     if describe is not None:  # a release of this package that picks a candidate under DP
         return describe(alpha)
     name, kwargs, path = _noise_record(measurement)

@@ -40,6 +40,7 @@ from ..core.domains import graph_domain_descriptor
 from ..core.metrics import metric_descriptor
 from ..transformations.degrees import then_cumulative_degree_histogram, then_degree_tail_counts
 from ..transformations.projection import make_degree_projection
+from .accuracy import attach_choice_accuracy
 
 __all__ = [
     "histogram_from_cumulative",
@@ -403,23 +404,17 @@ def make_private_degree_distribution(
         )
 
     measurement = composition >> dp.new_function(run, TO="ExtrinsicObject")
-    scales = tuple((float(theta), float(releases[theta][1])) for theta in thetas)
-
-    def describe(alpha: float):
-        from .accuracy import ChoiceAccuracy, noise_accuracy
-
-        return ChoiceAccuracy(
-            parameter="θ",
-            choices=tuple((theta, noise_accuracy("discrete_laplace", scale, alpha, mechanism="make_laplace")) for theta, scale in scales),
-            bias=(
-                "per entry of the θ-cumulative histogram of the projection to θ (noisy_cumulative), before the "
-                "post-processing; the projection's bias (nodes above θ capped, their partners' degrees lowered) "
-                "and the post-processing's change are not included"
-            ),
-        )
-
-    measurement._dpg_accuracy = describe  # read by dpg.accuracy
-    return measurement
+    return attach_choice_accuracy(
+        measurement,
+        "θ",
+        "discrete_laplace",
+        [(theta, releases[theta][1]) for theta in thetas],
+        bias=(
+            "per entry of the θ-cumulative histogram of the projection to θ (noisy_cumulative), before the "
+            "post-processing; the projection's bias (nodes above θ capped, their partners' degrees lowered) "
+            "and the post-processing's change are not included"
+        ),
+    )
 
 
 def degree_distribution_noise(

@@ -56,6 +56,7 @@ import opendp.prelude as dp
 
 from ..core._checks import float_at_most, open_probability, positive_finite, positive_integer
 from ..core._frozen import frozen
+from ..measurements.accuracy import attach_choice_accuracy
 
 __all__ = [
     "LP_TOLERANCE",
@@ -804,20 +805,16 @@ def make_private_total(
 
     measurement = chain(scale) >> dp.new_function(summarise, TO="ExtrinsicObject")
 
-    def describe(alpha: float):
-        from ..measurements.accuracy import ChoiceAccuracy, noise_accuracy
-
-        return ChoiceAccuracy(
-            parameter="τ",
-            choices=tuple((tau, noise_accuracy("laplace", tau * scale, alpha, mechanism="make_laplace")) for tau in caps),
-            bias=(
-                "what the chosen cap drops (people's shares above τ) and the estimate's shift of τ·b·ln(J/β) below "
-                "the noisy capped total; the release's [estimate, upper] states the whole error"
-            ),
-        )
-
-    measurement._dpg_accuracy = describe  # read by dpg.accuracy
-    return measurement
+    return attach_choice_accuracy(
+        measurement,
+        "τ",
+        "laplace",
+        [(tau, tau * scale) for tau in caps],
+        bias=(
+            "what the chosen cap drops (people's shares above τ) and the estimate's shift of τ·b·ln(J/β) below "
+            "the noisy capped total; the release's [estimate, upper] states the whole error"
+        ),
+    )
 
 
 def _summarise(noisy: list[float], *, caps, top, scale, shift, beta, epsilon, of) -> TotalRelease:
