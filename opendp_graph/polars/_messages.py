@@ -424,6 +424,10 @@ def capped_total(log: MessageLog, cap: float, of: str = "messages") -> float:
     within ``LP_TOLERANCE · τ`` above it (else a ``RuntimeError``: the solver failed, and nothing
     is released).
     """
+    if not isinstance(log, MessageLog):  # the domain's member check, before anything is read
+        raise TypeError(
+            f"expected a MessageLog (read the table once with dpg.polars.message_log(table)), got {type(log).__name__}"
+        )
     tau = _cap(cap)
     kind = _kind(of)
     key = (kind, tau)

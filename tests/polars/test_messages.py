@@ -234,6 +234,17 @@ def test_constructor_arguments_are_checked_when_built(call, error, match):
         call()
 
 
+def test_a_table_instead_of_a_log_is_refused_in_one_line():
+    """A release given the Polars table itself (not its MessageLog snapshot) says what to pass,
+    instead of failing deep inside the solver."""
+    frame = pl.DataFrame({"message_id": [1], "sender": [1], "recipient": [2]})
+    with pytest.raises(TypeError, match=r"expected a MessageLog .*message_log\(table\).*got DataFrame"):
+        M.capped_total(frame, 1)
+    meas = M.make_private_total(M.message_log_domain(), M.person_log_distance(), epsilon=1.0, max_contribution=8)
+    with pytest.raises(Exception, match="expected a MessageLog"):
+        meas(frame)
+
+
 def test_words_need_a_words_column():
     log = M.message_log(pl.DataFrame({"message_id": [1], "sender": [1], "recipient": [2]}))
     with pytest.raises(ValueError, match="words column"):
