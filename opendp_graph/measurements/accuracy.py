@@ -404,6 +404,24 @@ class ChoiceAccuracy:
 _CHOICE_ATTRIBUTE = "_dpg_accuracy"  # where attach_choice_accuracy leaves the statement for accuracy()
 
 
+def _choice_statement(measurement: Any):
+    """The statement :func:`attach_choice_accuracy` left on ``measurement``, or on the
+    measurement at the end of its chain (``transformation >> release``: the transformation
+    before the noise does not change it), or ``None``."""
+    node = measurement
+    for _ in range(1000):  # a chain is finite; this only guards against a cycle of references
+        if not isinstance(node, dp.Measurement):
+            return None
+        describe = getattr(node, _CHOICE_ATTRIBUTE, None)
+        if describe is not None:
+            return describe
+        record = getattr(node, "__opendp_dict__", None)
+        if not isinstance(record, Mapping) or record.get("__function__") != "make_chain_mt":
+            return None
+        node = record.get("__kwargs__", {}).get("measurement1")
+    return None  # pragma: no cover
+
+
 def attach_choice_accuracy(
     measurement: dp.Measurement, parameter: str, noise: str, scales: Any, bias: str
 ) -> dp.Measurement:
@@ -491,7 +509,7 @@ def accuracy(measurement: dp.Measurement, alpha: float = 0.05) -> Accuracy | Cho
     ('laplace', 2.9957)
     """
     alpha = _check_alpha(alpha)
-    describe = getattr(measurement, _CHOICE_ATTRIBUTE, None) if isinstance(measurement, dp.Measurement) else None
+    describe = _choice_statement(measurement)
     if describe is not None:  # a release of this package that picks a candidate under DP
         return describe(alpha)
     name, kwargs, path = _noise_record(measurement)

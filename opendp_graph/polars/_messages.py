@@ -154,6 +154,23 @@ class MessageLog:
             keep &= self.time < np.datetime64(end, "us")
         return self._subset(keep)
 
+    def with_owners(self, min_owners: int = 1, max_owners: int | None = None) -> MessageLog:
+        """The messages with between ``min_owners`` and ``max_owners`` owners (sender and distinct
+        recipients, oneself once): ``with_owners(1, 1)`` the messages to oneself, ``(2, 2)`` the
+        direct ones, ``(3)`` the group messages. A message is kept or dropped by its own owner
+        list, which is part of the message as a whole, so this is a per-message filter and keeps
+        every stability map of this module (what :func:`~opendp_graph.polars.make_person_graph`
+        leaves out is released with it and :func:`make_private_total`)."""
+        low = positive_integer("min_owners", min_owners)
+        high = None if max_owners is None else positive_integer("max_owners", max_owners)
+        if high is not None and high < low:
+            raise ValueError(f"max_owners ({high}) is below min_owners ({low})")
+        size = np.diff(self.owner_indptr)
+        keep = size >= low
+        if high is not None:
+            keep &= size <= high
+        return self._subset(keep)
+
     def _subset(self, keep: np.ndarray) -> MessageLog:
         index = np.flatnonzero(keep)
         owners, owner_indptr = _gather(self.owner_indptr, self.owners, index)

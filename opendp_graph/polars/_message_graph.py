@@ -1,0 +1,164 @@
+"""The graph of who wrote to whom, from a message log, under person-level neighbours.
+
+:func:`make_person_graph` turns a :class:`~opendp_graph.polars.MessageLog` into a
+:class:`~opendp_graph.Graph` on a **public roster** of people, with an edge ``{a, b}`` when some
+message has exactly the two owners ``a`` and ``b`` (a *direct* message: one sender, one other
+recipient). Under :func:`~opendp_graph.polars.person_log_distance` (a person's data is every
+message they took part in, as a whole) two neighbouring logs give graphs that differ only in the
+edges at that person: :func:`~opendp_graph.node_distance` 1, so every node-level release of the
+package applies, :func:`~opendp_graph.make_private_degree_distribution` included.
+
+Why each restriction is needed (each is what makes the map finite):
+
+* **Direct messages only.** A group message ``u → {v, w}`` belongs to ``u``, ``v`` and ``w``;
+  removing ``v`` removes it, so an edge ``{u, w}`` it supported would vanish although neither
+  end is ``v``. One person could then change edges anywhere in the graph. Group messages are
+  dropped (and counted as what the graph leaves out: :attr:`PersonGraphScope`).
+* **A public roster.** Without one, the node set would be the people seen in the log, and adding
+  one person who wrote once to each of ``N`` people seen nowhere else would add ``N + 1`` nodes.
+  With a roster, messages with an owner off the roster are dropped (a per-message rule that
+  does not depend on other messages), and the node set is fixed.
+* Messages to oneself have one owner and make no edge.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import opendp.prelude as dp
+
+from ..core.domains import graph_domain
+from ..core.graph import Graph
+from ..core.metrics import node_distance
+from ._messages import MessageLog, _check_space, _person_count
+
+__all__ = ["make_person_graph", "person_graph", "PersonGraphScope", "person_graph_scope"]
+
+
+def _roster(roster: Any) -> tuple:
+    if isinstance(roster, (str, bytes)) or not hasattr(roster, "__iter__"):
+        raise TypeError(f"roster must be a sequence of person ids, got {roster!r}")
+    values = tuple(roster.to_list() if hasattr(roster, "to_list") else roster)
+    if not values:
+        raise ValueError("roster must name at least one person")
+    if len(set(values)) != len(values):
+        raise ValueError("roster has repeated ids: each person once")
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer, str)):
+            raise TypeError(f"roster ids must be integers or text, like the log's person ids; got {v!r}")
+    return tuple(int(v) if isinstance(v, np.integer) else v for v in values)
+
+
+def _direct_pairs(log: MessageLog, roster: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Roster positions ``(a, b)`` of every direct message among roster people, and a mask over
+    the log's messages of those with at least one owner off the roster."""
+    position = {p: i for i, p in enumerate(roster)}
+    on_roster = np.array([position.get(p, -1) for p in log.people.tolist()], dtype=np.int64)
+    owner_position = on_roster[log.owners]
+    # a message is off the roster when any owner is: reduce per message over its owners
+    off = np.zeros(log.num_messages, dtype=bool)
+    if log.owners.size:
+        off = np.logical_or.reduceat(owner_position < 0, log.owner_indptr[:-1]) & (np.diff(log.owner_indptr) > 0)
+    size = np.diff(log.owner_indptr)
+    direct = np.flatnonzero((size == 2) & ~off)
+    first = owner_position[log.owner_indptr[direct]]
+    second = owner_position[log.owner_indptr[direct] + 1]
+    return first, second, off
+
+
+def person_graph(log: MessageLog, roster: Any) -> Graph:
+    """Non-private: the graph of :func:`make_person_graph` (node ``i`` is ``roster[i]``)."""
+    roster = _roster(roster)
+    if not isinstance(log, MessageLog):
+        raise TypeError(f"expected a MessageLog (build it with dpg.polars.message_log(table)), got {type(log).__name__}")
+    a, b, _ = _direct_pairs(log, roster)
+    return Graph.from_arrays(a, b, len(roster), node_ids=list(roster))
+
+
+@dataclass(frozen=True)
+class PersonGraphScope:
+    """What :func:`person_graph` leaves out of a log (private figures: for data you may see, and
+    for tests). ``group_messages``: messages with three or more owners; ``self_messages``: with
+    one owner; ``off_roster``: with an owner off the roster; ``direct``: the messages that make
+    the edges (several may make one edge)."""
+
+    direct: int
+    group_messages: int
+    self_messages: int
+    off_roster: int
+
+
+def person_graph_scope(log: MessageLog, roster: Any) -> PersonGraphScope:
+    """Count what :func:`person_graph` keeps and drops (non-private; see :class:`PersonGraphScope`).
+    Release these counts under DP with :func:`~opendp_graph.polars.make_private_total` on a log
+    filtered the same way when the scope itself must be published."""
+    roster = _roster(roster)
+    _, _, off = _direct_pairs(log, roster)
+    size = np.diff(log.owner_indptr)
+    return PersonGraphScope(
+        direct=int(((size == 2) & ~off).sum()),
+        group_messages=int(((size >= 3) & ~off).sum()),
+        self_messages=int(((size == 1) & ~off).sum()),
+        off_roster=int(off.sum()),
+    )
+
+
+def make_person_graph(input_domain: dp.Domain, input_metric: dp.Metric, roster: Any) -> dp.Transformation:
+    """The graph of direct messages among a public roster of people (module docstring), from a
+    message log under person-level neighbours.
+
+    :param input_domain: :func:`~opendp_graph.polars.message_log_domain`.
+    :param input_metric: :func:`~opendp_graph.polars.person_log_distance` (``"add_remove"`` or
+        ``"replace"``).
+    :param roster: the public list of people (ids of the log's id dtype, distinct); node ``i`` of
+        the output is ``roster[i]``. It must not be read off the private log (a person on it is
+        public); messages with an owner off it are dropped.
+    :return: a transformation to ``graph_domain(num_nodes=len(roster))`` with
+        :func:`~opendp_graph.node_distance`.
+
+    **Stability guarantee:** ``d`` people → node distance ``d``. *Proof.* Let the logs differ
+    in the messages of person ``v`` (under ``"add_remove"`` one log lacks them; under
+    ``"replace"`` each log has its own): every other message is in both logs with the same
+    owners. An edge ``{a, b}`` with ``v ∉ {a, b}`` is present iff some message has owner set
+    exactly ``{a, b}``, and such a message does not contain ``v``, so it is in both logs or in
+    neither. The node set is the roster in both. The graphs therefore differ only in edges at
+    ``v``: rewiring the one node ``v`` turns one into the other. ``d`` people: a path through
+    ``d`` such logs. Tight: a person on the roster with one direct message.
+
+    **What it leaves out** (error the release's noise does not show): group messages, messages
+    to oneself and messages with an owner off the roster (:func:`person_graph_scope`), and the
+    multiplicity of messages per pair. The degree of a person is their number of direct
+    correspondents on the roster.
+
+    :example:
+
+    >>> import opendp.prelude as dp, opendp_graph as dpg, polars as pl
+    >>> dp.enable_features("contrib", "honest-but-curious")
+    >>> log = dpg.polars.message_log(pl.DataFrame({
+    ...     "message_id": [1, 2, 2, 3], "sender": ["a", "b", "b", "c"], "recipient": ["b", "a", "c", "c"]}))
+    >>> t = dpg.polars.make_person_graph(
+    ...     dpg.polars.message_log_domain(), dpg.polars.person_log_distance(), roster=["a", "b", "c"])
+    >>> g = t(log)   # message 2 (b → {a, c}) is a group message; message 3 is c to c
+    >>> g.num_edges, g.degrees.tolist(), t.map(1)
+    (1, [1, 1, 0], 1)
+    """
+    dp.assert_features("contrib", "honest-but-curious")
+    _check_space(input_domain, input_metric)
+    people = _roster(roster)
+
+    def function(log: Any) -> Graph:
+        if not isinstance(log, MessageLog):
+            raise TypeError(f"expected a MessageLog (build it with dpg.polars.message_log(table)), got {type(log).__name__}")
+        a, b, _ = _direct_pairs(log, people)
+        return Graph.from_arrays(a, b, len(people), node_ids=list(people))
+
+    return dp.t.make_user_transformation(
+        input_domain,
+        input_metric,
+        graph_domain(num_nodes=len(people)),
+        node_distance(),
+        function,
+        _person_count,
+    )

@@ -1,0 +1,156 @@
+"""The graph of direct messages on a public roster (opendp_graph.polars._message_graph): its
+stability claim (one person → one rewired node) tried on every small log, the refusals, and the
+chain into the node-level degree distribution."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import opendp.prelude as dp
+import polars as pl
+import pytest
+
+import opendp_graph as dpg
+from opendp_graph.core.metrics import NodeDistance
+from opendp_graph.polars import _message_graph as G
+
+from test_messages import PEOPLE, direct_log, small_logs, without
+
+dp.enable_features("contrib", "honest-but-curious")
+
+ROSTERS = [(0, 1, 2), (0, 1), (2, 0, 1, 9)]  # everyone; person 2 off the roster; an extra person and another order
+
+
+def _edges(graph):
+    ids = graph.node_ids
+    return {frozenset((ids[u], ids[v])) for u, v in zip(graph.src.tolist(), graph.dst.tolist())}
+
+
+@pytest.mark.parametrize("roster", ROSTERS)
+def test_one_person_changes_only_edges_at_that_person_on_every_small_log(roster):
+    """Every log of ≤ 3 messages on 3 people (group, direct and self messages): removing a
+    person's messages changes only edges at that person, so under "replace" (both logs against the
+    same log without them) too; the bound is attained."""
+    attained = False
+    for messages in small_logs(3):
+        full = G.person_graph(direct_log(list(messages)), roster)
+        for v in PEOPLE:
+            reduced = G.person_graph(direct_log(without(list(messages), v)), roster)
+            assert full.same_node_set(reduced)
+            changed = _edges(full) ^ _edges(reduced)
+            assert all(v in e for e in changed), (messages, v, changed)
+            attained |= bool(changed)
+    assert attained
+
+
+def test_node_distance_of_random_neighbours_is_at_most_one():
+    rng = np.random.default_rng(3)
+    people = list(range(6))
+    shapes = [(s, r) for s in people for n in (1, 2, 3) for r in itertools.combinations(people, n)]
+    roster = people[:5]
+    for _ in range(200):
+        messages = [shapes[i] for i in rng.integers(len(shapes), size=int(rng.integers(0, 12)))]
+        v = int(rng.integers(len(people)))
+        log = pl.DataFrame(
+            {"message_id": [i for i, (_, r) in enumerate(messages) for _ in r],
+             "sender": [s for s, r in messages for _ in r], "recipient": [x for _, r in messages for x in r]},
+            schema={"message_id": pl.Int64, "sender": pl.Int64, "recipient": pl.Int64},
+        )
+        rest = without(messages, v)
+        log_rest = pl.DataFrame(
+            {"message_id": [i for i, (_, r) in enumerate(rest) for _ in r],
+             "sender": [s for s, r in rest for _ in r], "recipient": [x for _, r in rest for x in r]},
+            schema={"message_id": pl.Int64, "sender": pl.Int64, "recipient": pl.Int64},
+        )
+        g1 = G.person_graph(dpg.polars.message_log(log), roster)
+        g2 = G.person_graph(dpg.polars.message_log(log_rest), roster)
+        assert NodeDistance().distance(g1, g2) <= 1
+
+
+def test_transformation_map_domain_and_example():
+    t = dpg.polars.make_person_graph(dpg.polars.message_log_domain(), dpg.polars.person_log_distance("replace"), roster=[0, 1, 2])
+    assert t.map(1) == 1 and t.map(3) == 3
+    assert t.output_domain.descriptor.num_nodes == 3
+    log = direct_log([(0, (1,)), (1, (0, 2)), (2, (2,)), (0, (1,))])
+    g = t(log)
+    assert g.num_edges == 1 and g.degrees.tolist() == [1, 1, 0]
+    scope = dpg.polars.person_graph_scope(log, [0, 1, 2])
+    assert (scope.direct, scope.group_messages, scope.self_messages, scope.off_roster) == (2, 1, 1, 0)
+    assert dpg.polars.person_graph_scope(log, [0, 1]).off_roster == 2  # the group message and 2 → 2 have person 2
+
+
+@pytest.mark.parametrize(
+    "roster, error, match",
+    [
+        ([], ValueError, "at least one"),
+        ([0, 0], ValueError, "repeated"),
+        ("ab", TypeError, "sequence of person ids"),
+        ([0, 1.5], TypeError, "integers or text"),
+        ([True], TypeError, "integers or text"),
+    ],
+)
+def test_bad_rosters_are_refused_when_built(roster, error, match):
+    with pytest.raises(error, match=match):
+        dpg.polars.make_person_graph(dpg.polars.message_log_domain(), dpg.polars.person_log_distance(), roster=roster)
+
+
+def test_a_table_instead_of_a_log_is_refused_in_one_line():
+    t = dpg.polars.make_person_graph(dpg.polars.message_log_domain(), dpg.polars.person_log_distance(), roster=[0, 1])
+    with pytest.raises(Exception, match="message_log"):
+        t(pl.DataFrame({"sender": [0], "recipient": [1]}))
+    with pytest.raises(TypeError, match="message_log_domain"):
+        dpg.polars.make_person_graph(dpg.graph_domain(), dpg.polars.person_log_distance(), roster=[0, 1])
+
+
+def test_chains_into_the_node_level_degree_distribution():
+    roster = list(range(40))
+    space = dpg.polars.message_log_domain(), dpg.polars.person_log_distance()
+    graph = dpg.polars.make_person_graph(*space, roster=roster)
+    meas = graph >> dpg.make_private_degree_distribution(
+        graph.output_domain, graph.output_metric, 1.0, [2, 4], num_nodes=len(roster)
+    )
+    assert meas.map(1) <= 1.0
+    rng = np.random.default_rng(0)
+    messages = [(int(a), (int(b),)) for a, b in rng.integers(0, 40, size=(120, 2))]
+    release = meas(direct_log(messages).__class__(**_relabel(messages, roster)))
+    assert release.theta in (2, 4) and abs(release.histogram.sum() - len(roster)) < 1e-6
+
+
+def _relabel(messages, people):
+    """A MessageLog's fields for messages on ``people`` (direct_log fixes its people to PEOPLE)."""
+    owners = [[s, *[r for r in dict.fromkeys(rs) if r != s]] for s, rs in messages]
+    return dict(
+        people=np.array(people, dtype=object),
+        owner_indptr=np.concatenate([[0], np.cumsum([len(o) for o in owners])]).astype(np.int64),
+        owners=np.array([x for o in owners for x in o], dtype=np.int64),
+        sender=np.array([s for s, _ in messages], dtype=np.int64),
+        recipients=np.array([len(set(r)) for _, r in messages], dtype=np.int64),
+        pair_indptr=np.concatenate([[0], np.cumsum([len(o) - 1 for o in owners])]).astype(np.int64),
+        pair_recipients=np.array([x for o in owners for x in o[1:]], dtype=np.int64),
+    )
+
+
+def test_with_owners_filters_each_message_by_its_own_owners():
+    log = direct_log([(0, (1,)), (1, (0, 2)), (2, (2,)), (0, (1,))])
+    assert log.with_owners(2, 2).num_messages == 2
+    assert log.with_owners(3).num_messages == 1 and log.with_owners(1, 1).num_messages == 1
+    with pytest.raises(ValueError, match="below min_owners"):
+        log.with_owners(3, 2)
+    # a per-message filter keeps the capped total's stability: every small log, every person
+    for messages in small_logs(3):
+        for v in PEOPLE:
+            a = dpg.polars.capped_total(direct_log(list(messages)).with_owners(3), 1.0)
+            b = dpg.polars.capped_total(direct_log(without(list(messages), v)).with_owners(3), 1.0)
+            assert abs(a - b) <= 1.0 + 1e-6
+
+
+def test_accuracy_reads_a_choice_release_behind_a_transformation():
+    roster = list(range(10))
+    to_graph = dpg.polars.make_person_graph(dpg.polars.message_log_domain(), dpg.polars.person_log_distance(), roster=roster)
+    meas = to_graph >> dpg.make_private_degree_distribution(to_graph.output_domain, to_graph.output_metric, 1.0, [2, 4], num_nodes=10)
+    acc = dpg.accuracy(meas, alpha=0.05)
+    assert isinstance(acc, dpg.measurements.accuracy.ChoiceAccuracy)
+    assert acc == dpg.accuracy(
+        dpg.make_private_degree_distribution(to_graph.output_domain, to_graph.output_metric, 1.0, [2, 4], num_nodes=10), alpha=0.05)
+    assert dpg.summarize({"degrees": meas}).height == 2  # one row per candidate θ
