@@ -38,22 +38,35 @@ __all__ = ["make_person_graph", "person_graph", "PersonGraphScope", "person_grap
 
 
 def _roster(roster: Any) -> tuple:
-    if isinstance(roster, (str, bytes)) or not hasattr(roster, "__iter__"):
-        raise TypeError(f"roster must be a sequence of person ids, got {roster!r}")
+    if isinstance(roster, (str, bytes, set, frozenset, dict)) or not hasattr(roster, "__iter__"):
+        # a set's order changes from run to run (hash seeds), and node i must be roster[i]
+        raise TypeError(f"roster must be an ordered sequence of person ids (a list or tuple), got {type(roster).__name__}")
     values = tuple(roster.to_list() if hasattr(roster, "to_list") else roster)
     if not values:
         raise ValueError("roster must name at least one person")
-    if len(set(values)) != len(values):
-        raise ValueError("roster has repeated ids: each person once")
     for v in values:
         if isinstance(v, bool) or not isinstance(v, (int, np.integer, str)):
             raise TypeError(f"roster ids must be integers or text, like the log's person ids; got {v!r}")
-    return tuple(int(v) if isinstance(v, np.integer) else v for v in values)
+    values = tuple(int(v) if isinstance(v, np.integer) else v for v in values)
+    if len({type(v) for v in values}) > 1:
+        raise TypeError("roster ids must all be integers or all be text (one id dtype, like the log's)")
+    if len(set(values)) != len(values):
+        raise ValueError("roster has repeated ids: each person once")
+    return values
+
+
+def _check_id_kind(log: MessageLog, roster: tuple) -> None:
+    """The log's ids and the roster's must be of one kind (schema, public): else no message
+    would match and the graph would be silently empty."""
+    if log.num_people and isinstance(log.people[0], str) != isinstance(roster[0], str):
+        kind = "text" if isinstance(log.people[0], str) else "integer"
+        raise TypeError(f"the log's person ids are {kind} but the roster's are not: give the roster in the log's id dtype")
 
 
 def _direct_pairs(log: MessageLog, roster: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Roster positions ``(a, b)`` of every direct message among roster people, and a mask over
     the log's messages of those with at least one owner off the roster."""
+    _check_id_kind(log, roster)
     position = {p: i for i, p in enumerate(roster)}
     on_roster = np.array([position.get(p, -1) for p in log.people.tolist()], dtype=np.int64)
     owner_position = on_roster[log.owners]
@@ -126,6 +139,10 @@ def make_person_graph(input_domain: dp.Domain, input_metric: dp.Metric, roster: 
     neither. The node set is the roster in both. The graphs therefore differ only in edges at
     ``v``: rewiring the one node ``v`` turns one into the other. ``d`` people: a path through
     ``d`` such logs. Tight: a person on the roster with one direct message.
+
+    **Message ids** identify messages (:func:`~opendp_graph.polars.message_log` merges rows that
+    share one): a person's rows that reuse the id of someone else's direct message turn it into a
+    group message, which is not adding that person's messages. Give every message its own id.
 
     **What it leaves out** (error the release's noise does not show): group messages, messages
     to oneself and messages with an owner off the roster (:func:`person_graph_scope`), and the

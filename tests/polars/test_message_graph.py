@@ -88,6 +88,9 @@ def test_transformation_map_domain_and_example():
         ("ab", TypeError, "sequence of person ids"),
         ([0, 1.5], TypeError, "integers or text"),
         ([True], TypeError, "integers or text"),
+        ({0, 1}, TypeError, "ordered sequence"),
+        ([1, "1"], TypeError, "all be integers or all be text"),
+        ([[1], [2]], TypeError, "integers or text"),
     ],
 )
 def test_bad_rosters_are_refused_when_built(roster, error, match):
@@ -154,3 +157,9 @@ def test_accuracy_reads_a_choice_release_behind_a_transformation():
     assert acc == dpg.accuracy(
         dpg.make_private_degree_distribution(to_graph.output_domain, to_graph.output_metric, 1.0, [2, 4], num_nodes=10), alpha=0.05)
     assert dpg.summarize({"degrees": meas}).height == 2  # one row per candidate θ
+
+
+def test_a_roster_of_another_id_kind_than_the_log_is_refused():
+    t = dpg.polars.make_person_graph(dpg.polars.message_log_domain(), dpg.polars.person_log_distance(), roster=["0", "1"])
+    with pytest.raises(Exception, match="roster"):
+        t(direct_log([(0, (1,))]))
