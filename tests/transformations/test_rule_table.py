@@ -46,6 +46,9 @@ NOT_QUERIES = {
     "make_capped_total": "a query on a MessageLog, not on a graph",
     "make_capped_total_ladder": "a query on a MessageLog, not on a graph",
     "make_private_total": "a measurement on a MessageLog, not on a graph",
+    "make_window_capped_totals": "a query on a MessageLog, not on a graph",
+    "make_window_ladder": "a query on a MessageLog, not on a graph",
+    "make_private_window_totals": "a measurement on a MessageLog, not on a graph",
     "make_person_graph": "a MessageLog → graph conversion (person → one rewired node, proved in its docstring), not a query on a graph",
 }
 # the variants of make_label_counts, by the output metric that selects them
