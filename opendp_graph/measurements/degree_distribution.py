@@ -344,15 +344,56 @@ def make_private_degree_distribution(
                 "num_nodes may only be given when the domain fixes it (graph_domain(num_nodes=n)): otherwise the "
                 "number of nodes is not public, and using it in post-processing would leak it"
             )
+    return choose_bound_and_release(
+        input_domain,
+        input_metric,
+        epsilon,
+        thetas,
+        selection_share=share,
+        d_in=d_in,
+        release_chain=lambda theta: _release_chain(input_domain, input_metric, theta),
+        tail_counts=lambda: make_degree_projection(input_domain, input_metric, bound) >> then_degree_tail_counts(thetas),
+        num_nodes=num_nodes,
+        postprocess=postprocess,
+        what="degree histogram",
+        bias=(
+            "per entry of the θ-cumulative histogram of the projection to θ (noisy_cumulative), before the "
+            "post-processing; the projection's bias (nodes above θ capped, their partners' degrees lowered) "
+            "and the post-processing's change are not included"
+        ),
+    )
+
+
+def choose_bound_and_release(
+    input_domain: dp.Domain,
+    input_metric: dp.Metric,
+    epsilon: float,
+    thetas: list[int],
+    *,
+    selection_share: float,
+    d_in: int,
+    release_chain,
+    tail_counts,
+    num_nodes: int | None,
+    postprocess: str,
+    what: str,
+    bias: str,
+) -> dp.Measurement:
+    """The two parts of :func:`make_private_degree_distribution` for any bounded histogram:
+    ``release_chain(θ)`` is the stable ``θ``-cumulative histogram at bound ``θ`` (an L1 space),
+    ``tail_counts()`` the counts above each candidate at the larger scoring bound (an L∞ space);
+    the selection, calibration, composition and post-processing are the module docstring's.
+    (:func:`opendp_graph.polars.make_private_message_count_histogram` is the other user.)"""
+    share = selection_share
     selecting = len(thetas) > 1
     eps_release = epsilon * (1 - share) if selecting else epsilon
 
     releases = {}
     for theta in thetas:
-        chain = _release_chain(input_domain, input_metric, theta)
+        chain = release_chain(theta)
         if chain.map(d_in) == 0:
             raise ValueError(
-                f"the degree histogram does not change under {input_metric} (the structure is public): it needs no noise"
+                f"the {what} does not change under {input_metric} (the structure is public): it needs no noise"
             )
         try:
             scale = dp.binary_search_param(lambda s, c=chain: c >> dp.m.then_laplace(scale=s), d_in=d_in, d_out=eps_release)
@@ -364,7 +405,7 @@ def make_private_degree_distribution(
     selector = None
     if selecting:
         noise_l1 = [(t + 1) * releases[t][1] for t in thetas]
-        tails = make_degree_projection(input_domain, input_metric, bound) >> then_degree_tail_counts(thetas)
+        tails = tail_counts()
         space = dp.vector_domain(dp.atom_domain(T=dp.i64), size=len(thetas)), dp.linf_distance(T=dp.i64)
         # score = −(2·A + N), N public: an affine map with L∞ stability 2
         score = dp.t.make_user_transformation(
@@ -409,11 +450,7 @@ def make_private_degree_distribution(
         "θ",
         "discrete_laplace",
         [(theta, releases[theta][1]) for theta in thetas],
-        bias=(
-            "per entry of the θ-cumulative histogram of the projection to θ (noisy_cumulative), before the "
-            "post-processing; the projection's bias (nodes above θ capped, their partners' degrees lowered) "
-            "and the post-processing's change are not included"
-        ),
+        bias=bias,
     )
 
 

@@ -29,6 +29,9 @@ chooses *what to protect* and then writes ordinary OpenDP Polars queries::
   :func:`person_log_distance`; per public time window (messages per month) with one cap chosen
   under DP: :func:`make_private_window_totals`; :func:`make_person_graph`, the graph of direct messages on a
   public roster, whose neighbours are one rewired node (so node-level releases apply);
+  messages per person bounded by an edge-addition scan and their histogram with the bound
+  chosen under DP: :func:`make_message_count_projection`,
+  :func:`make_private_message_count_histogram`;
 * accounting: :func:`compositor` → :class:`UnitContext`, :func:`loss_for` (which first checks
   that the measurement's input metric expresses the unit).
 
@@ -45,6 +48,7 @@ Nothing is lifted to the top level: use ``dpg.polars.<name>``.
 
 from ._context import UnitContext, compositor, loss_for
 from ._convert import graph_from_polars, graph_to_polars
+from ._message_counts import make_message_count_projection, make_private_message_count_histogram, message_counts
 from ._message_graph import PersonGraphScope, make_person_graph, person_graph, person_graph_scope
 from ._windows import WindowTotalsRelease, make_private_window_totals, make_window_capped_totals, make_window_ladder
 from ._messages import (
@@ -89,5 +93,6 @@ __all__ = [
     "make_capped_total", "make_capped_total_ladder", "make_private_total", "TotalRelease",
     "TOTAL_KINDS", "LP_TOLERANCE", "MIN_CAP",
     "make_person_graph", "person_graph", "person_graph_scope", "PersonGraphScope",
+    "make_message_count_projection", "make_private_message_count_histogram", "message_counts",
     "make_private_window_totals", "WindowTotalsRelease", "make_window_capped_totals", "make_window_ladder",
 ]

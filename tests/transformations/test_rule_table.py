@@ -49,6 +49,8 @@ NOT_QUERIES = {
     "make_window_capped_totals": "a query on a MessageLog, not on a graph",
     "make_window_ladder": "a query on a MessageLog, not on a graph",
     "make_private_window_totals": "a measurement on a MessageLog, not on a graph",
+    "make_message_count_projection": "a query on a MessageLog, not on a graph",
+    "make_private_message_count_histogram": "a measurement on a MessageLog, not on a graph",
     "make_person_graph": "a MessageLog → graph conversion (person → one rewired node, proved in its docstring), not a query on a graph",
 }
 # the variants of make_label_counts, by the output metric that selects them

@@ -1,0 +1,237 @@
+"""Messages per person at person level: each person's direct messages and messages to oneself,
+bounded to ``k`` by an edge-addition scan, and the histogram of the counts with ``k`` chosen
+under DP.
+
+:func:`make_message_count_projection` scans the messages with at most two owners, all on a
+public roster (a direct message ``a → b`` or a message to oneself), in a public order that
+depends on each message alone (its time, then its owners' id codes), and keeps a message when
+every owner still has fewer than ``k`` kept messages. It is Day, Li & Lyu's edge-addition
+projection (SIGMOD 2016, §4) on a multigraph with loops, and the count vector it returns moves
+by at most ``2k`` in L1 when one person's messages change (proof in the constructor).
+
+Why only messages with at most two owners: with three or more, keeping one message of a new
+person can drop messages of two others, each of whom then keeps another message, and the
+changes branch (``tests/polars/test_messages.py::test_greedy_truncation_cascades`` builds logs
+where one person moves a greedy scan by more than any fixed multiple of ``k``). Group messages
+are left out and counted by :func:`~opendp_graph.polars.person_graph_scope`; release their
+number with ``make_private_total(...)(log.with_owners(3))``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import opendp.prelude as dp
+
+from ..core._checks import positive_finite, positive_integer
+from ..measurements.degree_distribution import _candidates, choose_bound_and_release
+from ..transformations.projection import _id_code
+from ._message_graph import _check_id_kind, _roster
+from ._messages import MessageLog, _check_space, _person_count
+
+__all__ = ["message_counts", "make_message_count_projection", "make_private_message_count_histogram"]
+
+
+def _scan_order(log: MessageLog, owner_position: np.ndarray, chosen: np.ndarray) -> np.ndarray:
+    """The chosen messages in the public order: time (when the log has one), then the sender's
+    and the other owner's id codes. Messages that tie have the same owners, so which of them
+    comes first does not change any count."""
+    codes = np.array([_id_code(p) for p in log.people.tolist()], dtype=np.uint64) if log.num_people else np.zeros(0, np.uint64)
+    first = codes[log.owners[log.owner_indptr[chosen]]]
+    size = np.diff(log.owner_indptr)[chosen]
+    second_index = np.where(size == 2, log.owner_indptr[chosen] + 1, log.owner_indptr[chosen])
+    second = np.where(size == 2, codes[log.owners[second_index]], np.uint64(0))
+    keys = [second, first]
+    if log.time is not None:
+        keys.append(log.time[chosen].astype(np.int64))
+    return chosen[np.lexsort(keys)]
+
+
+def message_counts(log: MessageLog, max_count: int, roster: Any) -> np.ndarray:
+    """Non-private: each roster person's kept messages (direct and to oneself) after the scan of
+    :func:`make_message_count_projection` at ``k = max_count``; entry ``i`` is ``roster[i]``."""
+    if not isinstance(log, MessageLog):
+        raise TypeError(f"expected a MessageLog (build it with dpg.polars.message_log(table)), got {type(log).__name__}")
+    k = positive_integer("max_count", max_count)
+    people = _roster(roster)
+    _check_id_kind(log, people)
+    position = {p: i for i, p in enumerate(people)}
+    on_roster = np.array([position.get(p, -1) for p in log.people.tolist()], dtype=np.int64)
+    size = np.diff(log.owner_indptr)
+    owner_position = on_roster[log.owners]
+    off = np.zeros(log.num_messages, dtype=bool)
+    if log.owners.size:
+        off = np.logical_or.reduceat(owner_position < 0, log.owner_indptr[:-1]) & (size > 0)
+    chosen = np.flatnonzero((size >= 1) & (size <= 2) & ~off)
+    counts = [0] * len(people)
+    starts, sizes = log.owner_indptr, size
+    positions = owner_position.tolist()
+    # a sequential greedy scan: each decision depends on the decisions before it
+    for m in _scan_order(log, owner_position, chosen).tolist():
+        a = positions[starts[m]]
+        if sizes[m] == 1:
+            if counts[a] < k:
+                counts[a] += 1
+        else:
+            b = positions[starts[m] + 1]
+            if counts[a] < k and counts[b] < k:
+                counts[a] += 1
+                counts[b] += 1
+    return np.asarray(counts, dtype=np.int64)
+
+
+def make_message_count_projection(input_domain: dp.Domain, input_metric: dp.Metric, max_count: int, roster: Any) -> dp.Transformation:
+    """Each roster person's number of messages (direct ones and those to oneself), bounded to
+    ``k = max_count`` by an edge-addition scan in a public order (module docstring): an ``i64``
+    vector indexed by the roster with ``l1_distance``.
+
+    :param input_domain: :func:`~opendp_graph.polars.message_log_domain`.
+    :param input_metric: :func:`~opendp_graph.polars.person_log_distance` (either relation).
+    :param max_count: ``k``, the most messages kept per person.
+    :param roster: the public list of people (as for :func:`make_person_graph`).
+
+    **Stability guarantee:** ``d`` people → ``2k·d``. *Proof* (the potential argument of
+    :func:`~opendp_graph.make_degree_projection`, with loops). Let the logs differ in the
+    messages of person ``v``, and ``x₀`` be either without them. The scan order depends on each
+    message alone, so both logs meet ``x₀``'s messages in ``x₀``'s order. Scan ``x₀`` and ``x₁``
+    side by side; let ``δ(w)`` be the difference of ``w``'s kept counts so far (``w ≠ v``) and
+    ``k_v`` ``v``'s count in ``x₁``. The potential ``Σ_{w≠v} |δ(w)| − k_v`` never increases:
+    keeping a message of ``v`` (to ``w``, or to oneself) adds at most one to the first term and
+    one to ``k_v``; a message of ``x₀`` kept in one scan only has an owner that is full in one
+    scan and not the other, whose ``|δ|`` shrinks by one, while its other owner's (if any)
+    grows by at most one. So ``Σ_{w≠v} |δ₁(w)| ≤ k_v¹ ≤ k``; ``v`` counts 0 in ``x₀``. With
+    ``x₂`` the other log, the two count vectors differ by at most ``|k_v¹ − k_v²| + k_v¹ + k_v² =
+    2·max(k_v¹, k_v²) ≤ 2k``. ``d`` people: a path through ``d`` neighbours. Tight: a person
+    with ``k`` direct messages to ``k`` people at their bound.
+
+    >>> import opendp.prelude as dp, opendp_graph as dpg, polars as pl
+    >>> dp.enable_features("contrib", "honest-but-curious")
+    >>> log = dpg.polars.message_log(pl.DataFrame({
+    ...     "message_id": [1, 2, 3, 4], "sender": ["a", "a", "b", "c"], "recipient": ["b", "b", "b", "a"]}))
+    >>> t = dpg.polars.make_message_count_projection(
+    ...     dpg.polars.message_log_domain(), dpg.polars.person_log_distance(), max_count=2, roster=["a", "b", "c"])
+    >>> t(log), t.map(1)   # the two a → b fill a and b; b → b and c → a find them full
+    ([2, 2, 0], 4)
+    """
+    dp.assert_features("contrib", "honest-but-curious")
+    _check_space(input_domain, input_metric)
+    k = positive_integer("max_count", max_count)
+    people = _roster(roster)
+    return dp.t.make_user_transformation(
+        input_domain,
+        input_metric,
+        dp.vector_domain(dp.atom_domain(T=dp.i64), size=len(people)),
+        dp.l1_distance(T=dp.i64),
+        lambda log: message_counts(log, k, people).tolist(),
+        lambda d_in: 2 * k * _person_count(d_in),
+    )
+
+
+def _count_space(size: int):
+    return dp.vector_domain(dp.atom_domain(T=dp.i64), size=size), dp.l1_distance(T=dp.i64)
+
+
+def _cumulative(size: int, max_count: int) -> dp.Transformation:
+    """Counts → the cumulative histogram over ``0..max_count`` (entry ``j``: people with at most
+    ``j``; counts above are clamped). Stability ``d → d``: a count moving by one moves one entry
+    by one (or none, above ``max_count``)."""
+    bins = np.arange(max_count + 1)
+
+    def function(counts: list[int]) -> list[int]:
+        values = np.minimum(np.asarray(counts, dtype=np.int64), max_count)
+        return np.searchsorted(np.sort(values), bins, side="right").astype(np.int64).tolist()
+
+    return dp.t.make_user_transformation(
+        *_count_space(size), dp.vector_domain(dp.atom_domain(T=dp.i64), size=max_count + 1), dp.l1_distance(T=dp.i64),
+        function, lambda d: d,
+    )
+
+
+def _tails(size: int, thresholds: list[int]) -> dp.Transformation:
+    """Counts → people with more than each threshold, ``linf_distance``. Stability ``d → d``:
+    an entry moves only for a person whose count crosses it, which costs at least one unit of
+    the counts' L1 distance."""
+    cut = np.asarray(thresholds, dtype=np.int64)
+
+    def function(counts: list[int]) -> list[int]:
+        values = np.sort(np.asarray(counts, dtype=np.int64))
+        return (values.size - np.searchsorted(values, cut, side="right")).astype(np.int64).tolist()
+
+    return dp.t.make_user_transformation(
+        *_count_space(size), dp.vector_domain(dp.atom_domain(T=dp.i64), size=len(thresholds)), dp.linf_distance(T=dp.i64),
+        function, lambda d: d,
+    )
+
+
+def make_private_message_count_histogram(
+    input_domain: dp.Domain,
+    input_metric: dp.Metric,
+    epsilon: float,
+    candidates,
+    *,
+    roster: Any,
+    selection_share: float = 0.1,
+    scoring_bound: int | None = None,
+    postprocess: str = "fit",
+    d_in: int = 1,
+) -> dp.Measurement:
+    """The histogram of messages per person (direct ones and those to oneself, on a public
+    roster) with the bound ``k`` chosen under DP inside ``ε``, as one ``ε``-DP measurement
+    whose output is a :class:`~opendp_graph.DegreeDistributionRelease` (``theta`` is ``k``;
+    ``histogram[c]``: people with ``c`` messages).
+
+    The two parts are those of :func:`~opendp_graph.make_private_degree_distribution`: ``k``
+    chosen by OpenDP's noisy max on the score ``−(2·A_k + N_k)`` (``A_k``: people above ``k`` in
+    the projection to ``scoring_bound``, default twice the largest candidate; ``N_k``: the
+    release's expected raw noise L1), then OpenDP's Laplace on the ``k``-cumulative histogram of
+    :func:`make_message_count_projection` at ``k``, then :func:`~opendp_graph.fit_degree_histogram`
+    (``n`` = the roster's size, public). Sensitivities: ``2k`` for the release
+    (:func:`make_message_count_projection`, then a count moving by one moves one cumulative
+    entry by one), ``4·scoring_bound`` for the score.
+
+    **What it leaves out** (bias the noise does not show): group messages (three owners or more)
+    and messages with an owner off the roster (:func:`person_graph_scope`); the people the scan
+    caps at ``k`` and, through them, their correspondents' messages that the cap dropped.
+
+    >>> import opendp.prelude as dp, opendp_graph as dpg
+    >>> dp.enable_features("contrib", "honest-but-curious")
+    >>> meas = dpg.polars.make_private_message_count_histogram(
+    ...     dpg.polars.message_log_domain(), dpg.polars.person_log_distance(), 1.0, [4, 8],
+    ...     roster=list(range(100)))
+    >>> meas.map(1) <= 1.0
+    True
+    """
+    dp.assert_features("contrib", "honest-but-curious")
+    _check_space(input_domain, input_metric)
+    epsilon = positive_finite("epsilon", epsilon)
+    ks = _candidates(candidates)
+    share = positive_finite("selection_share", selection_share)
+    if share >= 1:
+        raise ValueError(f"selection_share must be below 1, got {selection_share!r}")
+    people = _roster(roster)
+    d_in = positive_integer("d_in", d_in)
+    bound = 2 * ks[-1] if scoring_bound is None else positive_integer("scoring_bound", scoring_bound)
+    if bound < ks[-1]:
+        raise ValueError(f"scoring_bound must be at least the largest candidate {ks[-1]}, got {scoring_bound!r}")
+    if postprocess not in ("fit", "isotonic"):
+        raise ValueError(f'postprocess must be "fit" or "isotonic", got {postprocess!r}')
+    size = len(people)
+    return choose_bound_and_release(
+        input_domain,
+        input_metric,
+        epsilon,
+        ks,
+        selection_share=share,
+        d_in=d_in,
+        release_chain=lambda k: make_message_count_projection(input_domain, input_metric, k, people) >> _cumulative(size, k),
+        tail_counts=lambda: make_message_count_projection(input_domain, input_metric, bound, people) >> _tails(size, ks),
+        num_nodes=size,
+        postprocess=postprocess,
+        what="message-count histogram",
+        bias=(
+            "per entry of the k-cumulative histogram of the counts bounded to k (noisy_cumulative), before the "
+            "post-processing; what the bound drops (people above k capped, their correspondents' dropped "
+            "messages) and the group messages left out (person_graph_scope) are not included"
+        ),
+    )

@@ -1,0 +1,119 @@
+"""Messages per person bounded by an edge-addition scan (opendp_graph.polars._message_counts):
+the 2k stability claim on every small log (self and direct messages, group ones left out), its
+tightness, the private histogram's map, refusals."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import opendp.prelude as dp
+import pytest
+
+import opendp_graph as dpg
+from opendp_graph.polars import _message_counts as C
+
+from test_messages import PEOPLE, SHAPES, direct_log, without
+from test_windows import TIMES, timed_log
+
+dp.enable_features("contrib", "honest-but-curious")
+
+SPACE = dpg.polars.message_log_domain(), dpg.polars.person_log_distance()
+
+
+EXHAUSTIVE = [(1, 4), (2, 4), (3, 4), pytest.param(2, 5, marks=pytest.mark.slow), pytest.param(3, 5, marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("k, size", EXHAUSTIVE)
+def test_counts_move_at_most_2k_per_person_on_every_small_log(k, size):
+    """Every log of ``size`` direct or self messages on 3 people (and of ``size − 1`` messages of
+    any shape, group ones included), with the roster in another order: removing one person's
+    messages moves the count vector by ≤ 2k, and so does replacing them (two logs through the
+    same log without them); 2k is attained once the logs have 2k messages."""
+    roster = (2, 0, 1)
+    small = [s for s in SHAPES if len(set((s[0], *s[1]))) <= 2]  # direct and self: the ones counted
+    worst = 0
+    for n, shapes in ((size, small), (size - 1, SHAPES)):
+        for messages in itertools.combinations_with_replacement(shapes, n):
+            full = list(messages)
+            counts = C.message_counts(direct_log(full), k, roster)
+            assert counts.max(initial=0) <= k
+            for v in PEOPLE:
+                rest = without(full, v)
+                moved = int(np.abs(counts - C.message_counts(direct_log(rest), k, roster)).sum())
+                assert moved <= 2 * k, (messages, v)
+                worst = max(worst, moved)
+                if n == size and len(rest) == size - 1:  # replace v's one message by each other message of v
+                    for other in (s for s in small if v in (s[0], *s[1])):
+                        moved = int(np.abs(counts - C.message_counts(direct_log(rest + [other]), k, roster)).sum())
+                        assert moved <= 2 * k, (messages, v, other)
+    if 2 * k <= size:  # k messages of v to people at their bound need about 2k messages in all
+        assert worst == 2 * k
+
+
+def test_counts_on_random_larger_logs_move_at_most_2k():
+    rng = np.random.default_rng(7)
+    people = list(range(25))
+    for trial in range(40):
+        messages = []
+        for _ in range(int(rng.integers(50, 300))):
+            s = int(rng.integers(25)) if rng.random() < 0.5 else int(rng.integers(3))  # three hubs
+            r = tuple(sorted({int(x) for x in rng.integers(0, 25, size=int(rng.choice([1, 1, 1, 2])))}))
+            messages.append((s, r))
+        log = _people_log(messages, people)
+        k = int(rng.choice([1, 3, 8]))
+        v = int(rng.integers(3)) if trial % 2 else int(rng.integers(25))
+        rest = _people_log(without(messages, v), people)
+        moved = np.abs(C.message_counts(log, k, people) - C.message_counts(rest, k, people)).sum()
+        assert moved <= 2 * k
+
+
+def _people_log(messages, people):
+    base = direct_log(messages)
+    fields = {f: getattr(base, f) for f in ("owner_indptr", "owners", "sender", "recipients", "pair_indptr", "pair_recipients")}
+    return base.__class__(**fields, people=np.array(people, dtype=object))
+
+
+def test_counts_with_times_follow_time_order_and_keep_the_bound():
+    # person 0 writes to 1 (January) then to 2 (February): at k = 1 the January message is kept
+    log = timed_log([(0, (2,), 1), (0, (1,), 0)])
+    assert C.message_counts(log, 1, [0, 1, 2]).tolist() == [1, 1, 0]
+    for messages in itertools.combinations_with_replacement([(s, r, t) for s, r in SHAPES[:6] for t in range(2)], 3):
+        full = list(messages)
+        counts = C.message_counts(timed_log(full), 1, [0, 1, 2])
+        for v in PEOPLE:
+            rest = [m for m in full if v != m[0] and v not in m[1]]
+            assert np.abs(counts - C.message_counts(timed_log(rest), 1, [0, 1, 2])).sum() <= 2
+
+
+def test_group_and_off_roster_messages_are_left_out():
+    log = direct_log([(0, (1, 2)), (0, (1,)), (1, (1,))])
+    assert C.message_counts(log, 5, [0, 1, 2]).tolist() == [1, 2, 0]
+    assert C.message_counts(log, 5, [1]).tolist() == [1]
+
+
+def test_private_histogram_map_release_and_accuracy():
+    roster = list(range(30))
+    meas = dpg.polars.make_private_message_count_histogram(*SPACE, 1.0, [2, 4], roster=roster)
+    assert meas.map(1) <= 1.0
+    fixed = dpg.polars.make_private_message_count_histogram(*SPACE, 1.0, [4], roster=roster)
+    assert dpg.accuracy(fixed).for_choice(4).scale == pytest.approx(8 / 1.0, rel=1e-6)  # 2k / ε
+    rng = np.random.default_rng(0)
+    messages = [(int(a), (int(b),)) for a, b in rng.integers(0, 3, size=(20, 2))]
+    release = meas(direct_log(messages))
+    assert release.theta in (2, 4) and abs(release.histogram.sum() - len(roster)) < 1e-6
+
+
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda: dpg.polars.make_message_count_projection(*SPACE, 0, [0]), ValueError, "max_count"),
+        (lambda: dpg.polars.make_message_count_projection(*SPACE, 2, {0, 1}), TypeError, "ordered"),
+        (lambda: dpg.polars.make_private_message_count_histogram(*SPACE, 1.0, [], roster=[0]), ValueError, "empty"),
+        (lambda: dpg.polars.make_private_message_count_histogram(*SPACE, 1.0, [4], roster=[0], scoring_bound=2), ValueError, "scoring_bound"),
+        (lambda: dpg.polars.make_private_message_count_histogram(*SPACE, 1.0, [4], roster=[0], selection_share=1.5), ValueError, "below 1"),
+    ],
+)
+def test_arguments_are_checked_when_built(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
