@@ -121,6 +121,7 @@ class MessageLog:
                 value = np.asarray(value)
                 value.setflags(write=False)
             object.__setattr__(self, name, value)
+        _check_fields(self)
         # capped totals already solved, by (kind, τ): a snapshot's linear programs never change,
         # so repeated releases (and the ladder's rungs) solve each once
         object.__setattr__(self, "_capped", {})
@@ -180,6 +181,36 @@ class MessageLog:
             recipients=self.recipients[index], pair_indptr=pair_indptr, pair_recipients=pairs,
             time=None if self.time is None else self.time[index], words=None if self.words is None else self.words[index],
         )
+
+
+def _check_fields(log: MessageLog) -> None:
+    """A hand-built :class:`MessageLog` must describe messages as :func:`message_log` does: every
+    message has one or more distinct owners in range, its sender first, and every per-message
+    array has one entry per message (the stability proofs read these arrays as the log)."""
+    m = log.sender.shape[0]
+    for name in ("owner_indptr", "pair_indptr"):
+        indptr = getattr(log, name)
+        if indptr.ndim != 1 or indptr.shape[0] != m + 1 or indptr[0] != 0 or (np.diff(indptr) < 0).any():
+            raise ValueError(f"MessageLog.{name} must start at 0, never decrease and have one entry per message plus one")
+    if log.owner_indptr[-1] != log.owners.shape[0] or log.pair_indptr[-1] != log.pair_recipients.shape[0]:
+        raise ValueError("MessageLog: the index pointers must end at the length of owners / pair_recipients")
+    sizes = np.diff(log.owner_indptr)
+    if m and sizes.min() < 1:
+        raise ValueError("MessageLog: every message needs at least one owner (its sender)")
+    n = log.people.shape[0]
+    if log.owners.size and (log.owners.min() < 0 or log.owners.max() >= n):
+        raise ValueError("MessageLog: owners must be indices into people")
+    if m and not np.array_equal(log.owners[log.owner_indptr[:-1]], log.sender):
+        raise ValueError("MessageLog: each message's first owner must be its sender")
+    # distinct owners within a message: sort (message, owner) pairs and look for repeats
+    message_of = np.repeat(np.arange(m), sizes)
+    order = np.lexsort((log.owners, message_of))
+    if log.owners.size > 1 and ((np.diff(message_of[order]) == 0) & (np.diff(log.owners[order]) == 0)).any():
+        raise ValueError("MessageLog: a message lists an owner twice")
+    for name in ("recipients", "time", "words"):
+        value = getattr(log, name)
+        if value is not None and value.shape[0] != m:
+            raise ValueError(f"MessageLog.{name} must have one entry per message")
 
 
 def _gather(indptr: np.ndarray, values: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -283,7 +314,10 @@ def message_log(
     if table["__id"].null_count():
         raise ValueError("the message_id column has nulls: every row must name its message")
     if table["__s"].null_count() or table["__r"].null_count():
-        raise ValueError(f"the {sender!r}/{recipient!r} columns contain nulls; every message needs a sender and a recipient")
+        raise ValueError(
+            f"the {sender!r}/{recipient!r} columns contain nulls{' or an empty recipient list' if listed else ''}; "
+            "every message needs a sender and a recipient"
+        )
     if "__words" in table.columns and (table["__words"].null_count() or (table["__words"] < 0).any()):
         raise ValueError("the words column has nulls, negative counts or counts above 2**63 - 1")
     return _build(table)

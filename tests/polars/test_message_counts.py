@@ -69,9 +69,7 @@ def test_counts_on_random_larger_logs_move_at_most_2k():
 
 
 def _people_log(messages, people):
-    base = direct_log(messages)
-    fields = {f: getattr(base, f) for f in ("owner_indptr", "owners", "sender", "recipients", "pair_indptr", "pair_recipients")}
-    return base.__class__(**fields, people=np.array(people, dtype=object))
+    return direct_log(messages, people=people)
 
 
 def test_counts_with_times_follow_time_order_and_keep_the_bound():

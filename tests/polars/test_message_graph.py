@@ -116,22 +116,8 @@ def test_chains_into_the_node_level_degree_distribution():
     assert meas.map(1) <= 1.0
     rng = np.random.default_rng(0)
     messages = [(int(a), (int(b),)) for a, b in rng.integers(0, 40, size=(120, 2))]
-    release = meas(direct_log(messages).__class__(**_relabel(messages, roster)))
+    release = meas(direct_log(messages, people=roster))
     assert release.theta in (2, 4) and abs(release.histogram.sum() - len(roster)) < 1e-6
-
-
-def _relabel(messages, people):
-    """A MessageLog's fields for messages on ``people`` (direct_log fixes its people to PEOPLE)."""
-    owners = [[s, *[r for r in dict.fromkeys(rs) if r != s]] for s, rs in messages]
-    return dict(
-        people=np.array(people, dtype=object),
-        owner_indptr=np.concatenate([[0], np.cumsum([len(o) for o in owners])]).astype(np.int64),
-        owners=np.array([x for o in owners for x in o], dtype=np.int64),
-        sender=np.array([s for s, _ in messages], dtype=np.int64),
-        recipients=np.array([len(set(r)) for _, r in messages], dtype=np.int64),
-        pair_indptr=np.concatenate([[0], np.cumsum([len(o) - 1 for o in owners])]).astype(np.int64),
-        pair_recipients=np.array([x for o in owners for x in o[1:]], dtype=np.int64),
-    )
 
 
 def test_with_owners_filters_each_message_by_its_own_owners():

@@ -34,14 +34,15 @@ def make_log(messages, words=None):
     return M.message_log(frame, words="words")
 
 
-def direct_log(messages, words=None):
-    """The MessageLog that make_log builds, without Polars (for the exhaustive loops)."""
+def direct_log(messages, words=None, people=PEOPLE):
+    """The MessageLog that make_log builds, without Polars (for the exhaustive loops); person
+    ``i`` is ``people[i]``."""
     owners = [[s, *[r for r in dict.fromkeys(rs) if r != s]] for s, rs in messages]
     pairs = [o[1:] for o in owners]
     indptr = np.concatenate([[0], np.cumsum([len(o) for o in owners])]).astype(np.int64)
     pair_indptr = np.concatenate([[0], np.cumsum([len(p) for p in pairs])]).astype(np.int64)
     return M.MessageLog(
-        people=np.array(PEOPLE, dtype=object), owner_indptr=indptr,
+        people=np.array(people, dtype=object), owner_indptr=indptr,
         owners=np.array([x for o in owners for x in o], dtype=np.int64),
         sender=np.array([s for s, _ in messages], dtype=np.int64),
         recipients=np.array([len(set(r)) for _, r in messages], dtype=np.int64),
@@ -413,3 +414,29 @@ def test_accuracy_accepts_the_total_and_the_degree_distribution():
     table = dpg.summarize({"total": total, "degrees": dist})
     assert table["release"].to_list() == ["total (τ=8)", "total (τ=16)", "total (τ=32)", "degrees (θ=4)", "degrees (θ=8)"]
     assert "τ = 8" in str(acc)
+
+
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        (dict(owners=np.array([0, 5], dtype=np.int64)), "indices into people"),
+        (dict(owners=np.array([0, 0], dtype=np.int64)), "owner twice"),
+        (dict(owners=np.array([1, 0], dtype=np.int64)), "first owner must be its sender"),
+        (dict(owner_indptr=np.array([0, 2, 2], dtype=np.int64), sender=np.array([0, 0], dtype=np.int64),
+              recipients=np.array([1, 0], dtype=np.int64)), "at least one owner"),
+        (dict(recipients=np.array([1, 1], dtype=np.int64)), "one entry per message"),
+    ],
+)
+def test_a_hand_built_log_is_checked(change, match):
+    fields = dict(
+        people=np.array(PEOPLE, dtype=object), owner_indptr=np.array([0, 2], dtype=np.int64),
+        owners=np.array([0, 1], dtype=np.int64), sender=np.array([0], dtype=np.int64),
+        recipients=np.array([1], dtype=np.int64), pair_indptr=np.array([0, 1], dtype=np.int64),
+        pair_recipients=np.array([1], dtype=np.int64),
+    )
+    M.MessageLog(**fields)  # the valid one
+    fields.update(change)
+    if "owner_indptr" in change:
+        fields["pair_indptr"] = np.array([0, 1, 1], dtype=np.int64)
+    with pytest.raises(ValueError, match=match):
+        M.MessageLog(**fields)
