@@ -240,6 +240,18 @@ class DegreeDistributionRelease:
     def expected_noise_l1(self) -> float:
         return (self.theta + 1) * self.noise_scale
 
+    @property
+    def at_bound(self) -> float:
+        """The people whose degree (or count) the bound reached: ``noisy_cumulative[θ] −
+        noisy_cumulative[θ − 1]`` (DP: post-processing of the release; its noise is two Laplace
+        draws of ``noise_scale``). It is the visible part of the bias: their true values were at
+        least ``θ`` and are released as ``θ`` (the fitted tail spreads them above). The other
+        part, their partners' edges (or messages) that the bound dropped, lowers the partners'
+        degrees without reaching the bound, and no release measures it."""
+        if self.noisy_cumulative.size < 2:
+            return float(self.noisy_cumulative[-1])
+        return float(self.noisy_cumulative[-1] - self.noisy_cumulative[-2])
+
 
 def _candidates(values: Any) -> list[int]:
     if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):

@@ -141,8 +141,10 @@ class WindowTotalsRelease:
       least ``1 − 2β`` **if no person holds more than the top cap in any window** (as
       ``max_contribution`` for :func:`~opendp_graph.polars.make_private_total`: it cannot be
       checked from the release; privacy does not rest on it). ``lower = estimate − b·ln(1/β)``;
-      ``upper`` adds to ``estimate + b·ln(1/β)`` the upper confidence bound of ``dropped`` (the
-      whole log's drop bounds each window's).
+      ``upper`` is the lesser of ``estimate + b·ln(1/β)`` plus the upper confidence bound of
+      ``dropped`` (the whole log's drop bounds each window's) and ``(top / cap)·(estimate +
+      b·ln(1/β))`` (a capped total is concave in its cap and 0 at 0): tight when the top cap is
+      chosen, wide when a small cap is.
     * ``dropped``: a DP estimate of what the chosen cap drops over all windows together, against
       the top cap (``S̃(top) − S̃(cap)``, from the selection's release), with ``dropped_scale`` the
       Laplace scale of that difference's larger part; ``dropped_upper`` its upper confidence bound
@@ -262,7 +264,10 @@ def make_private_window_totals(
             windows=labels,
             estimates=estimates,
             lower=tuple(e - half for e in estimates),
-            upper=tuple(e + half + dropped_upper for e in estimates),
+            # two bounds on the truth Q(x_w) = Q(x_w, top), both needing no one above the top cap:
+            # what the cap drops is at most the whole log's drop, and Q(x_w, ·) is concave with
+            # Q(x_w, 0) = 0, so Q(x_w, top) ≤ (top / c)·Q(x_w, c)
+            upper=tuple(min(e + half + dropped_upper, values[-1] / values[j] * max(e + half, 0.0)) for e in estimates),
             cap=values[j],
             noise_scale=scale,
             dropped=float(dropped),

@@ -115,3 +115,11 @@ def test_private_histogram_map_release_and_accuracy():
 def test_arguments_are_checked_when_built(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_at_bound_counts_the_people_the_bound_reached():
+    roster = list(range(12))
+    meas = dpg.polars.make_private_message_count_histogram(*SPACE, 1e6, [2], roster=roster)  # near-noiseless
+    messages = [(0, (1,)), (0, (2,)), (0, (3,)), (4, (5,)), (6, (6,))]
+    release = meas(direct_log(messages, people=roster))
+    assert round(release.at_bound) == 1  # person 0 reached k = 2; the others hold one message or none
