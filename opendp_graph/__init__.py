@@ -74,6 +74,7 @@ from .measurements import (
     then_laplace_threshold,
 )
 from .measurements.accuracy import accuracy
+from .measurements.release import release
 from .blowfish import (
     BlowfishDistance,
     BlowfishPolicy,
@@ -106,6 +107,7 @@ __all__ = [
     "make_private_degree_distribution", "DegreeDistributionRelease", "degree_distribution_noise",
     "fit_degree_histogram", "histogram_from_cumulative", "make_histogram_from_cumulative",
     "accuracy", "Accuracy", "ChoiceAccuracy", "summarize", "context", "register_with_context",
+    "release",
     # privacy notions
     "BlowfishPolicy", "BlowfishDistance", "blowfish_distance",
     "make_standard_degree_histogram", "then_standard_degree_histogram",

@@ -8,6 +8,8 @@
   chosen under DP (:func:`make_private_degree_distribution`) and its post-processing;
 * :mod:`.accuracy`: the noise of a release as a half-width (:class:`Accuracy`,
   :func:`summarize`; the function is ``dpg.accuracy``, lifted from that module);
+* :mod:`.release`: a release whose refusals read as themselves, not as an FFI trace (the
+  function is ``dpg.release``, lifted from that module like ``dpg.accuracy``);
 * ``._context``: the graph queries in OpenDP's Context API (``dpg.context``).
 
 All noise comes from OpenDP measurements. The top-level namespace lifts these names to

@@ -14,7 +14,7 @@ import opendp_graph as dpg
 from opendp_graph.polars import _message_counts as C
 
 from test_messages import PEOPLE, SHAPES, direct_log, without
-from test_windows import TIMES, timed_log
+from test_windows import timed_log
 
 dp.enable_features("contrib", "honest-but-curious")
 
