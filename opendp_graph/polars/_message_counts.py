@@ -4,7 +4,7 @@ under DP.
 
 :func:`make_message_count_projection` scans the messages with at most two owners, all on a
 public roster (a direct message ``a → b`` or a message to oneself), in a public order that
-depends on each message alone (its time, then its owners' id codes), and keeps a message when
+depends on each message alone (its time, then its owners' ids), and keeps a message when
 every owner still has fewer than ``k`` kept messages. It is Day, Li & Lyu's edge-addition
 projection (SIGMOD 2016, §4) on a multigraph with loops, and the count vector it returns moves
 by at most ``2k`` in L1 when one person's messages change (proof in the constructor).
@@ -26,23 +26,33 @@ import opendp.prelude as dp
 
 from ..core._checks import positive_finite, positive_integer
 from ..measurements.degree_distribution import _candidates, choose_bound_and_release
-from ..transformations.projection import _id_code
 from ._message_graph import _check_id_kind, _roster
 from ._messages import MessageLog, _check_space, _person_count
 
 __all__ = ["message_counts", "make_message_count_projection", "make_private_message_count_histogram"]
 
 
-def _scan_order(log: MessageLog, owner_position: np.ndarray, chosen: np.ndarray) -> np.ndarray:
-    """The chosen messages in the public order: time (when the log has one), then the sender's
-    and the other owner's id codes. Messages that tie have the same owners, so which of them
-    comes first does not change any count."""
-    codes = np.array([_id_code(p) for p in log.people.tolist()], dtype=np.uint64) if log.num_people else np.zeros(0, np.uint64)
-    first = codes[log.owners[log.owner_indptr[chosen]]]
+def _id_ranks(people: np.ndarray) -> np.ndarray:
+    """Each person's rank among the log's ids in their natural order (integers by value, text by
+    code points: one kind per log, so they compare). Ranks order two logs' shared people alike,
+    whichever other people each log has."""
+    values = people.tolist()
+    ranks = np.empty(len(values), dtype=np.int64)
+    ranks[sorted(range(len(values)), key=values.__getitem__)] = np.arange(len(values))
+    return ranks
+
+
+def _scan_order(log: MessageLog, chosen: np.ndarray) -> np.ndarray:
+    """The chosen messages in the public order: time (when the log has one), then the number of
+    owners, the sender and the other owner (the sender again for a message to oneself), people
+    compared by id. Two messages tie only if they have the same owners, and then which comes
+    first changes no count: the order depends on the messages, never on the table's rows."""
+    ranks = _id_ranks(log.people)
+    start = log.owner_indptr[chosen]
     size = np.diff(log.owner_indptr)[chosen]
-    second_index = np.where(size == 2, log.owner_indptr[chosen] + 1, log.owner_indptr[chosen])
-    second = np.where(size == 2, codes[log.owners[second_index]], np.uint64(0))
-    keys = [second, first]
+    sender = ranks[log.owners[start]]
+    other = ranks[log.owners[np.where(size == 2, start + 1, start)]]
+    keys = [other, sender, size]
     if log.time is not None:
         keys.append(log.time[chosen].astype(np.int64))
     return chosen[np.lexsort(keys)]
@@ -68,7 +78,7 @@ def message_counts(log: MessageLog, max_count: int, roster: Any) -> np.ndarray:
     starts, sizes = log.owner_indptr, size
     positions = owner_position.tolist()
     # a sequential greedy scan: each decision depends on the decisions before it
-    for m in _scan_order(log, owner_position, chosen).tolist():
+    for m in _scan_order(log, chosen).tolist():
         a = positions[starts[m]]
         if sizes[m] == 1:
             if counts[a] < k:

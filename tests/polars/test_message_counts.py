@@ -123,3 +123,24 @@ def test_at_bound_counts_the_people_the_bound_reached():
     messages = [(0, (1,)), (0, (2,)), (0, (3,)), (4, (5,)), (6, (6,))]
     release = meas(direct_log(messages, people=roster))
     assert round(release.at_bound) == 1  # person 0 reached k = 2; the others hold one message or none
+
+
+def test_the_scan_order_depends_on_the_messages_not_the_rows():
+    """Red-team regressions: a message to oneself of person P and a message from P to person 0
+    used to tie in the order (id 0's code is 0, a self message's second key was 0), and UInt64
+    ids above 2**63 could share a code with another id; row order then decided."""
+    import polars as pl
+
+    def log(rows, dtype=pl.Int64):
+        frame = pl.DataFrame(rows, schema={"message_id": pl.Int64, "sender": dtype, "recipient": dtype}, orient="row")
+        return dpg.polars.message_log(frame)
+
+    rows = [(i, 1, 1) for i in range(3)] + [(3 + i, 1, 0) for i in range(3)]
+    roster = list(range(6))
+    first = C.message_counts(log(rows), 3, roster)
+    assert (C.message_counts(log(rows[::-1]), 3, roster) == first).all()
+    big = [2**63 + i for i in range(5)]
+    rows = [(i, 1, big[i]) for i in range(5)] + [(5 + i, 1, 7 + i) for i in range(5)]
+    roster = [1, *big, *range(7, 12)]
+    first = C.message_counts(log(rows, pl.UInt64), 4, roster)
+    assert (C.message_counts(log(rows[::-1], pl.UInt64), 4, roster) == first).all()
