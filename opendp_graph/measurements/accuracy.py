@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from numbers import Real
 from typing import Any
 
@@ -175,6 +175,10 @@ class Accuracy:
     threshold: float | None = None
     """``None`` unless the release is thresholded; then the threshold: a key is released when its
     noisy count is at least this."""
+    not_included: str | None = None
+    """Error the noise does not cover, named when the chain shows it: after
+    :func:`~opendp_graph.make_degree_projection`, what the projection drops (the half-width is
+    around the projected graph's answer, not the input's)."""
 
     def __post_init__(self) -> None:
         if self.noise not in _NOISES:
@@ -194,6 +198,8 @@ class Accuracy:
         )
         if self.threshold is not None:
             text += f"; keys released when their noisy count is ≥ {self.threshold}"
+        if self.not_included is not None:
+            text += f"\nnot included: {self.not_included}"
         return text
 
     def interval(self, released: Any) -> Any:
@@ -513,6 +519,47 @@ def accuracy(measurement: dp.Measurement, alpha: float = 0.05) -> Accuracy | Cho
     if describe is not None:  # a release of this package that picks a candidate under DP
         return describe(alpha)
     name, kwargs, path = _noise_record(measurement)
+    result = _noise_accuracy_of(name, kwargs, alpha)
+    if _after_projection(measurement):
+        result = replace(result, not_included=_PROJECTION_BIAS)
+    return result
+
+
+_PROJECTION_BIAS = (
+    "what the degree projection drops (edges at nodes above θ, and so their partners' degrees): the interval is "
+    "around the projected graph's answer; for a person-level total with its bias stated use "
+    "dpg.polars.make_private_total"
+)
+
+
+def _after_projection(measurement: Any) -> bool:
+    """Whether the measurement's chain goes through a degree projection: a transformation whose
+    output metric is the projection's (degree-sequence or padded degree distance)."""
+    from ..core.metrics import DegreeSequenceDistance, PaddedDegreeDistance
+
+    node = measurement
+    for _ in range(1000):  # a chain is finite; this only guards against a cycle of references
+        record = getattr(node, "__opendp_dict__", None)
+        if not isinstance(record, Mapping):
+            return False
+        name, kwargs = record.get("__function__"), record.get("__kwargs__", {})
+        if name in ("make_chain_mt", "make_chain_tt"):
+            first = kwargs.get("transformation0")
+            descriptor = getattr(getattr(first, "output_metric", None), "descriptor", None)
+            if isinstance(descriptor, (DegreeSequenceDistance, PaddedDegreeDistance)):
+                return True
+            if _after_projection(first):
+                return True
+            node = kwargs.get("measurement1", kwargs.get("transformation1"))
+            continue
+        if name in _MEASURE_CONVERSIONS:
+            node = kwargs.get("measurement")
+            continue
+        return False
+    return False  # pragma: no cover
+
+
+def _noise_accuracy_of(name: str, kwargs: Mapping, alpha: float) -> Accuracy:
     input_domain = kwargs.get("input_domain")
     element = _innermost_type(getattr(input_domain, "carrier_type", None))
     if element in OPENDP_INTEGER_TYPES:

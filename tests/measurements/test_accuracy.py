@@ -471,3 +471,12 @@ class TestRefusals:
         for bad, error in ((0, ValueError), (1, ValueError), (float("nan"), ValueError), (True, TypeError), ("0.5", TypeError)):
             with pytest.raises(error, match="p must"):
                 acc.count_for_release_probability(bad)
+
+
+def test_accuracy_names_the_projection_bias_after_a_projection():
+    space = dpg.graph_domain(), dpg.node_insertion_distance()
+    projected = space >> dpg.then_degree_projection(max_degree=10) >> dpg.then_edge_count() >> dp.m.then_laplace(scale=20.0)
+    acc = dpg.accuracy(projected)
+    assert acc.not_included is not None and "projection drops" in acc.not_included and "not included" in str(acc)
+    plain = (dpg.graph_domain(), dpg.edge_distance()) >> dpg.then_edge_count() >> dp.m.then_laplace(scale=2.0)
+    assert dpg.accuracy(plain).not_included is None

@@ -48,3 +48,4 @@ def test_an_opendp_error_that_is_not_a_callback_is_unchanged():
 def test_results_pass_through():
     meas = dp.m.make_laplace(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=1.0)
     assert isinstance(dpg.release(meas, 1.0), float)
+
