@@ -121,8 +121,8 @@ def make_message_count_projection(input_domain: dp.Domain, input_metric: dp.Metr
     ...     "message_id": [1, 2, 3, 4], "sender": ["a", "a", "b", "c"], "recipient": ["b", "b", "b", "a"]}))
     >>> t = dpg.polars.make_message_count_projection(
     ...     dpg.polars.message_log_domain(), dpg.polars.person_log_distance(), max_count=2, roster=["a", "b", "c"])
-    >>> t(log), t.map(1)   # the two a → b fill a and b; b → b and c → a find them full
-    ([2, 2, 0], 4)
+    >>> t(log), t.map(1)   # b → b and one a → b fill b; the other a → b finds b full; c → a is kept
+    ([2, 2, 1], 4)
     """
     dp.assert_features("contrib", "honest-but-curious")
     _check_space(input_domain, input_metric)
