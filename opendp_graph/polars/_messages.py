@@ -710,6 +710,14 @@ def make_capped_total_ladder(input_domain: dp.Domain, input_metric: dp.Metric, c
     def function(log: MessageLog) -> list[float]:
         return [capped_total(log, tau, kind) / tau for tau in values]
 
+    return unit_ladder(input_domain, input_metric, rungs, function)
+
+
+def unit_ladder(input_domain: dp.Domain, input_metric: dp.Metric, rungs: int, function) -> dp.Transformation:
+    """A vector of ``rungs`` entries, each moving by at most ``d_in + LP_TOLERANCE`` when
+    ``d_in`` people change (a capped total divided by what its cap lets one person move it):
+    ``L1`` stability ``rungs·(d_in + LP_TOLERANCE)``. The caller's docstring proves the per-entry
+    bound for its ``function``."""
     return dp.t.make_user_transformation(
         input_domain,
         input_metric,

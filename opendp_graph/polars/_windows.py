@@ -35,7 +35,7 @@ import opendp.prelude as dp
 
 from ..core._checks import open_probability, positive_finite
 from ..measurements.accuracy import attach_choice_accuracy
-from ._messages import LP_TOLERANCE, MessageLog, _caps, _check_space, _kind, _person_count, _round_up, capped_total
+from ._messages import LP_TOLERANCE, MessageLog, _caps, _check_space, _kind, _person_count, _round_up, capped_total, unit_ladder
 
 __all__ = ["make_window_capped_totals", "make_window_ladder", "make_private_window_totals", "WindowTotalsRelease"]
 
@@ -120,14 +120,7 @@ def make_window_ladder(
         parts = _window_logs(log, bounds)
         return [sum(capped_total(part, tau, kind) for part in parts) / (count * tau) for tau in values]
 
-    return dp.t.make_user_transformation(
-        input_domain,
-        input_metric,
-        dp.vector_domain(dp.atom_domain(T=float, nan=False), size=rungs),
-        dp.l1_distance(T=float),
-        function,
-        lambda d_in: _round_up(rungs * (_person_count(d_in) + LP_TOLERANCE)),
-    )
+    return unit_ladder(input_domain, input_metric, rungs, function)
 
 
 @dataclass(frozen=True)
