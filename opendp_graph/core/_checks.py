@@ -77,6 +77,21 @@ def positive_finite(name: str, value: Any) -> float:
     return float(value)
 
 
+def budget_share(name: str, value: Any) -> float:
+    """``float(value)`` if it is a finite real number in ``(0, 1)``: the part of a budget one
+    step of a release spends (its other steps get the rest).
+
+    >>> budget_share("selection_share", 1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: selection_share must be below 1, got 1.0
+    """
+    share = positive_finite(name, value)
+    if share >= 1:
+        raise ValueError(f"{name} must be below 1, got {value!r}")
+    return share
+
+
 def open_probability(name: str, value: Any) -> float:
     """``float(value)`` if ``value`` is a real number (not a bool) in ``(0, 1)``.
 

@@ -35,7 +35,7 @@ import numpy as np
 import opendp.prelude as dp
 from scipy.optimize import isotonic_regression, lsq_linear
 
-from ..core._checks import integer_at_least, positive_finite, positive_integer
+from ..core._checks import budget_share, integer_at_least, positive_finite, positive_integer
 from ..core.domains import graph_domain_descriptor
 from ..core.metrics import metric_descriptor
 from ..transformations.degrees import then_cumulative_degree_histogram, then_degree_tail_counts
@@ -340,15 +340,9 @@ def make_private_degree_distribution(
         # above the domain's degree bound the projection changes nothing and the extra bins only
         # carry noise (and a larger sensitivity): θ = max_degree says the same for less
         thetas = sorted({min(t, int(promised)) for t in thetas})
-    share = positive_finite("selection_share", selection_share)
-    if share >= 1:
-        raise ValueError(f"selection_share must be below 1, got {selection_share!r}")
+    share = budget_share("selection_share", selection_share)
     d_in = positive_integer("d_in", d_in)
-    bound = 2 * thetas[-1] if scoring_bound is None else scoring_bound
-    if isinstance(bound, bool) or not isinstance(bound, Integral) or bound < thetas[-1]:
-        raise ValueError(f"scoring_bound must be an integer at least the largest candidate {thetas[-1]}, got {scoring_bound!r}")
-    if postprocess not in ("fit", "isotonic"):
-        raise ValueError(f'postprocess must be "fit" or "isotonic", got {postprocess!r}')
+    bound = choice_arguments(thetas, scoring_bound, postprocess)
     if num_nodes is not None:
         _check_num_nodes(num_nodes)
         if descriptor.num_nodes is None or descriptor.num_nodes != num_nodes:
@@ -374,6 +368,17 @@ def make_private_degree_distribution(
             "and the post-processing's change are not included"
         ),
     )
+
+
+def choice_arguments(candidates: list[int], scoring_bound: Any, postprocess: str) -> int:
+    """The scoring bound (default twice the largest candidate) after checking it and the
+    post-processing's name: the arguments :func:`choose_bound_and_release`'s callers share."""
+    bound = 2 * candidates[-1] if scoring_bound is None else scoring_bound
+    if isinstance(bound, bool) or not isinstance(bound, Integral) or bound < candidates[-1]:
+        raise ValueError(f"scoring_bound must be an integer at least the largest candidate {candidates[-1]}, got {scoring_bound!r}")
+    if postprocess not in ("fit", "isotonic"):
+        raise ValueError(f'postprocess must be "fit" or "isotonic", got {postprocess!r}')
+    return int(bound)
 
 
 def choose_bound_and_release(

@@ -24,10 +24,10 @@ from typing import Any
 import numpy as np
 import opendp.prelude as dp
 
-from ..core._checks import positive_finite, positive_integer
-from ..measurements.degree_distribution import _candidates, choose_bound_and_release
-from ._message_graph import _check_id_kind, _roster
-from ._messages import MessageLog, _check_space, _person_count
+from ..core._checks import budget_share, positive_finite, positive_integer
+from ..measurements.degree_distribution import _candidates, choice_arguments, choose_bound_and_release
+from ._message_graph import _roster, roster_positions
+from ._messages import MessageLog, _check_space, _person_count, require_log
 
 __all__ = ["message_counts", "make_message_count_projection", "make_private_message_count_histogram"]
 
@@ -61,18 +61,11 @@ def _scan_order(log: MessageLog, chosen: np.ndarray) -> np.ndarray:
 def message_counts(log: MessageLog, max_count: int, roster: Any) -> np.ndarray:
     """Non-private: each roster person's kept messages (direct and to oneself) after the scan of
     :func:`make_message_count_projection` at ``k = max_count``; entry ``i`` is ``roster[i]``."""
-    if not isinstance(log, MessageLog):
-        raise TypeError(f"expected a MessageLog (build it with dpg.polars.message_log(table)), got {type(log).__name__}")
+    require_log(log)
     k = positive_integer("max_count", max_count)
     people = _roster(roster)
-    _check_id_kind(log, people)
-    position = {p: i for i, p in enumerate(people)}
-    on_roster = np.array([position.get(p, -1) for p in log.people.tolist()], dtype=np.int64)
+    owner_position, off = roster_positions(log, people)
     size = np.diff(log.owner_indptr)
-    owner_position = on_roster[log.owners]
-    off = np.zeros(log.num_messages, dtype=bool)
-    if log.owners.size:
-        off = np.logical_or.reduceat(owner_position < 0, log.owner_indptr[:-1]) & (size > 0)
     chosen = np.flatnonzero((size >= 1) & (size <= 2) & ~off)
     counts = [0] * len(people)
     starts, sizes = log.owner_indptr, size
@@ -216,16 +209,10 @@ def make_private_message_count_histogram(
     _check_space(input_domain, input_metric)
     epsilon = positive_finite("epsilon", epsilon)
     ks = _candidates(candidates)
-    share = positive_finite("selection_share", selection_share)
-    if share >= 1:
-        raise ValueError(f"selection_share must be below 1, got {selection_share!r}")
+    share = budget_share("selection_share", selection_share)
     people = _roster(roster)
     d_in = positive_integer("d_in", d_in)
-    bound = 2 * ks[-1] if scoring_bound is None else positive_integer("scoring_bound", scoring_bound)
-    if bound < ks[-1]:
-        raise ValueError(f"scoring_bound must be at least the largest candidate {ks[-1]}, got {scoring_bound!r}")
-    if postprocess not in ("fit", "isotonic"):
-        raise ValueError(f'postprocess must be "fit" or "isotonic", got {postprocess!r}')
+    bound = choice_arguments(ks, scoring_bound, postprocess)
     size = len(people)
     return choose_bound_and_release(
         input_domain,

@@ -32,7 +32,7 @@ import opendp.prelude as dp
 from ..core.domains import graph_domain
 from ..core.graph import Graph
 from ..core.metrics import node_distance
-from ._messages import MessageLog, _check_space, _person_count
+from ._messages import MessageLog, _check_space, _person_count, require_log
 
 __all__ = ["make_person_graph", "person_graph", "PersonGraphScope", "person_graph_scope"]
 
@@ -63,9 +63,10 @@ def _check_id_kind(log: MessageLog, roster: tuple) -> None:
         raise TypeError(f"the log's person ids are {kind} but the roster's are not: give the roster in the log's id dtype")
 
 
-def _direct_pairs(log: MessageLog, roster: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Roster positions ``(a, b)`` of every direct message among roster people, and a mask over
-    the log's messages of those with at least one owner off the roster."""
+def roster_positions(log: MessageLog, roster: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """Each owner entry's position on the roster (``-1`` off it), aligned with ``log.owners``,
+    and a mask over the log's messages of those with at least one owner off the roster (the
+    messages every roster-based release drops)."""
     _check_id_kind(log, roster)
     position = {p: i for i, p in enumerate(roster)}
     on_roster = np.array([position.get(p, -1) for p in log.people.tolist()], dtype=np.int64)
@@ -74,20 +75,21 @@ def _direct_pairs(log: MessageLog, roster: tuple) -> tuple[np.ndarray, np.ndarra
     off = np.zeros(log.num_messages, dtype=bool)
     if log.owners.size:
         off = np.logical_or.reduceat(owner_position < 0, log.owner_indptr[:-1]) & (np.diff(log.owner_indptr) > 0)
-    size = np.diff(log.owner_indptr)
-    direct = np.flatnonzero((size == 2) & ~off)
+    return owner_position, off
+
+
+def _graph(log: MessageLog, roster: tuple) -> Graph:
+    """The graph of direct messages among the (checked) roster."""
+    owner_position, off = roster_positions(require_log(log), roster)
+    direct = np.flatnonzero((np.diff(log.owner_indptr) == 2) & ~off)
     first = owner_position[log.owner_indptr[direct]]
     second = owner_position[log.owner_indptr[direct] + 1]
-    return first, second, off
+    return Graph.from_arrays(first, second, len(roster), node_ids=list(roster))
 
 
 def person_graph(log: MessageLog, roster: Any) -> Graph:
     """Non-private: the graph of :func:`make_person_graph` (node ``i`` is ``roster[i]``)."""
-    roster = _roster(roster)
-    if not isinstance(log, MessageLog):
-        raise TypeError(f"expected a MessageLog (build it with dpg.polars.message_log(table)), got {type(log).__name__}")
-    a, b, _ = _direct_pairs(log, roster)
-    return Graph.from_arrays(a, b, len(roster), node_ids=list(roster))
+    return _graph(log, _roster(roster))
 
 
 @dataclass(frozen=True)
@@ -107,8 +109,7 @@ def person_graph_scope(log: MessageLog, roster: Any) -> PersonGraphScope:
     """Count what :func:`person_graph` keeps and drops (non-private; see :class:`PersonGraphScope`).
     Release these counts under DP with :func:`~opendp_graph.polars.make_private_total` on a log
     filtered the same way when the scope itself must be published."""
-    roster = _roster(roster)
-    _, _, off = _direct_pairs(log, roster)
+    _, off = roster_positions(require_log(log), _roster(roster))
     size = np.diff(log.owner_indptr)
     return PersonGraphScope(
         direct=int(((size == 2) & ~off).sum()),
@@ -165,17 +166,11 @@ def make_person_graph(input_domain: dp.Domain, input_metric: dp.Metric, roster: 
     _check_space(input_domain, input_metric)
     people = _roster(roster)
 
-    def function(log: Any) -> Graph:
-        if not isinstance(log, MessageLog):
-            raise TypeError(f"expected a MessageLog (build it with dpg.polars.message_log(table)), got {type(log).__name__}")
-        a, b, _ = _direct_pairs(log, people)
-        return Graph.from_arrays(a, b, len(people), node_ids=list(people))
-
     return dp.t.make_user_transformation(
         input_domain,
         input_metric,
         graph_domain(num_nodes=len(people)),
         node_distance(),
-        function,
+        lambda log: _graph(log, people),
         _person_count,
     )

@@ -461,6 +461,17 @@ def _load(log: MessageLog, psi: np.ndarray) -> np.ndarray:
     return np.bincount(log.owners, weights=np.repeat(psi, np.diff(log.owner_indptr)), minlength=log.num_people)
 
 
+def require_log(log: Any) -> MessageLog:
+    """``log`` if it is a :class:`MessageLog`, else a ``TypeError`` naming :func:`message_log`:
+    the domain's member check, which every release of a log runs before it reads anything (a
+    Polars table passed where the snapshot belongs would otherwise fail deep inside)."""
+    if not isinstance(log, MessageLog):
+        raise TypeError(
+            f"expected a MessageLog (read the table once with dpg.polars.message_log(table)), got {type(log).__name__}"
+        )
+    return log
+
+
 def capped_total(log: MessageLog, cap: float, of: str = "messages") -> float:
     """``Q(log, τ)`` for ``τ = cap``: the largest total with no person holding more than ``τ``
     (module docstring). Private: this is the value before noise.
@@ -475,10 +486,7 @@ def capped_total(log: MessageLog, cap: float, of: str = "messages") -> float:
     within ``LP_TOLERANCE · τ`` above it (else a ``RuntimeError``: the solver failed, and nothing
     is released).
     """
-    if not isinstance(log, MessageLog):  # the domain's member check, before anything is read
-        raise TypeError(
-            f"expected a MessageLog (read the table once with dpg.polars.message_log(table)), got {type(log).__name__}"
-        )
+    require_log(log)
     tau = _cap(cap)
     kind = _kind(of)
     key = (kind, tau)

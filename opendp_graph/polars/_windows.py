@@ -33,9 +33,9 @@ from typing import Any
 import numpy as np
 import opendp.prelude as dp
 
-from ..core._checks import open_probability, positive_finite
+from ..core._checks import budget_share, open_probability, positive_finite
 from ..measurements.accuracy import attach_choice_accuracy
-from ._messages import LP_TOLERANCE, MessageLog, _caps, _check_space, _kind, _person_count, _round_up, capped_total, unit_ladder
+from ._messages import LP_TOLERANCE, MessageLog, _caps, _check_space, _kind, _person_count, _round_up, capped_total, require_log, unit_ladder
 
 __all__ = ["make_window_capped_totals", "make_window_ladder", "make_private_window_totals", "WindowTotalsRelease"]
 
@@ -60,11 +60,8 @@ def _boundaries(windows: Any) -> tuple[np.datetime64, ...]:
 def _window_logs(log: Any, bounds: tuple) -> list[MessageLog]:
     """The log's messages in each window ``[bounds[i], bounds[i+1])``, cached on the snapshot
     (each window's capped totals are then solved once across releases)."""
-    if not isinstance(log, MessageLog):
-        raise TypeError(f"expected a MessageLog (build it with dpg.polars.message_log(table, time=...)), got {type(log).__name__}")
-    if log.time is None:
-        raise ValueError("this log has no time column: build it with message_log(..., time=...)")
-    key = ("windows", bounds)
+    require_log(log)
+    key = ("windows", bounds)  # MessageLog.within refuses a log without times
     if key not in log._capped:
         log._capped[key] = [log.within(a, b) for a, b in zip(bounds, bounds[1:])]
     return log._capped[key]
@@ -214,9 +211,7 @@ def make_private_window_totals(
     _check_space(input_domain, input_metric)
     epsilon = positive_finite("epsilon", epsilon)
     beta = open_probability("beta", beta)
-    share = positive_finite("selection_share", selection_share)
-    if share >= 1:
-        raise ValueError(f"selection_share must be below 1, got {selection_share!r}")
+    share = budget_share("selection_share", selection_share)
     people = _person_count(d_in)
     if people == 0:
         raise ValueError("d_in must be at least 1 (one person)")
