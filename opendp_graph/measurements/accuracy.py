@@ -39,6 +39,7 @@ from typing import Any
 import opendp.prelude as dp
 
 from ..core._checks import OPENDP_INTEGER_TYPES
+from ..core.metrics import DegreeSequenceDistance, PaddedDegreeDistance
 
 __all__ = ["Accuracy", "ChoiceAccuracy", "accuracy", "attach_choice_accuracy", "noise_accuracy", "summarize"]
 
@@ -518,7 +519,7 @@ def accuracy(measurement: dp.Measurement, alpha: float = 0.05) -> Accuracy | Cho
     describe = _choice_statement(measurement)
     if describe is not None:  # a release of this package that picks a candidate under DP
         return describe(alpha)
-    name, kwargs, path = _noise_record(measurement)
+    name, kwargs, _ = _noise_record(measurement)
     result = _noise_accuracy_of(name, kwargs, alpha)
     if _after_projection(measurement):
         result = replace(result, not_included=_PROJECTION_BIAS)
@@ -535,8 +536,6 @@ _PROJECTION_BIAS = (
 def _after_projection(measurement: Any) -> bool:
     """Whether the measurement's chain goes through a degree projection: a transformation whose
     output metric is the projection's (degree-sequence or padded degree distance)."""
-    from ..core.metrics import DegreeSequenceDistance, PaddedDegreeDistance
-
     node = measurement
     for _ in range(1000):  # a chain is finite; this only guards against a cycle of references
         record = getattr(node, "__opendp_dict__", None)
