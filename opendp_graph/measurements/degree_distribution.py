@@ -248,8 +248,6 @@ class DegreeDistributionRelease:
         least ``θ`` and are released as ``θ`` (the fitted tail spreads them above). The other
         part, their partners' edges (or messages) that the bound dropped, lowers the partners'
         degrees without reaching the bound, and no release measures it."""
-        if self.noisy_cumulative.size < 2:
-            return float(self.noisy_cumulative[-1])
         return float(self.noisy_cumulative[-1] - self.noisy_cumulative[-2])
 
 
