@@ -30,9 +30,11 @@ rule that reads only the edge).
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 import opendp.prelude as dp
@@ -66,7 +68,10 @@ __all__ = [
     "selected_labels",
     "LabelContribution",
     "LABEL_COUNTS_LINF",
+    "LABEL_COUNTS_L2",
     "LABEL_COUNTS_MONOTONIC",
+    "LABEL_COUNT_MAP_L2",
+    "l2_bound",
 ]
 
 
@@ -260,9 +265,14 @@ def label_count_map(graph: Graph, max_labels_per_edge: int | None, vocabulary: S
 
 _NORMS = {
     "l1": lambda: dp.l1_distance(T=dp.i64),
+    "l2": lambda: dp.l2_distance(T=dp.f64),
     "linf": lambda: dp.linf_distance(T=dp.i64),
     "linf_monotonic": lambda: dp.linf_distance(T=dp.i64, monotonic=True),
 }
+
+
+def _L02INF() -> dp.Metric:
+    return dp.l02inf_distance(dp.absolute_distance(T=dp.f64))
 
 
 def _count_vector_norm(output_metric: dp.Metric | None) -> str:
@@ -275,13 +285,45 @@ def _count_vector_norm(output_metric: dp.Metric | None) -> str:
         if output_metric == make():
             return name
     raise ValueError(
-        f"output_metric must be dp.l1_distance(T=dp.i64), dp.linf_distance(T=dp.i64) or "
+        f"output_metric must be dp.l1_distance(T=dp.i64), dp.l2_distance(T=dp.f64), dp.linf_distance(T=dp.i64) or "
         f"dp.linf_distance(T=dp.i64, monotonic=True), got {output_metric!r}"
     )
 
 
 def _linf_of_map(map_stability):
     return lambda d_in: map_stability(d_in)[2]
+
+
+def l2_bound(l0: int, l1: int, linf: int) -> float:
+    """The least float at least ``min(√(ℓ1·ℓ∞), √ℓ0·ℓ∞)``: the largest ℓ2 norm of an integer
+    vector with at most ``l0`` non-zero entries, ℓ1 norm at most ``l1`` and every entry at most
+    ``linf`` in absolute value. Proof: ``Σ xᵢ² ≤ max|xᵢ| · Σ|xᵢ| ≤ ℓ∞·ℓ1`` (Hölder), and
+    ``Σ xᵢ² ≤ ℓ0·ℓ∞²``. Rounded up, never down: a sensitivity must not shrink in floating point.
+
+    >>> l2_bound(50, 50, 1), l2_bound(4, 100, 10), l2_bound(0, 0, 0)
+    (7.0710678118654755, 20.0, 0.0)
+    """
+    exact = min(Fraction(int(l1)) * int(linf), Fraction(int(l0)) * int(linf) ** 2)
+    root = math.sqrt(float(exact))
+    while Fraction(root) ** 2 < exact:
+        root = math.nextafter(root, math.inf)
+    return root
+
+
+def _l2_of_map(map_stability):
+    """The ℓ2 component a ``(ℓ0, ℓ1, ℓ∞)`` map implies (:func:`l2_bound`)."""
+    return lambda d_in: l2_bound(*map_stability(d_in))
+
+
+def _l02inf_of_map(map_stability):
+    """``(ℓ0, ℓ2, ℓ∞)`` from a ``(ℓ0, ℓ1, ℓ∞)`` map, for OpenDP's ``l02inf_distance`` (ℓ∞ as a
+    float: the distance's type there)."""
+
+    def stability(d_in):
+        l0, l1, linf = map_stability(d_in)
+        return (int(l0), l2_bound(l0, l1, linf), float(linf))
+
+    return stability
 
 
 def monotonic_single_unit(per_unit: int):
@@ -363,7 +405,12 @@ def make_label_counts(
     applied = _applied_cap(contribution)
     # the rule each norm is proved by (the keys of the rule table); L∞: the vector is the count
     # map on the vocabulary, absent keys 0, so its L∞ is the map's ℓ∞ (LABEL_COUNTS_LINF)
-    query = {"l1": make_label_counts, "linf": LABEL_COUNTS_LINF, "linf_monotonic": LABEL_COUNTS_MONOTONIC}[norm]
+    query = {
+        "l1": make_label_counts,
+        "l2": LABEL_COUNTS_L2,
+        "linf": LABEL_COUNTS_LINF,
+        "linf_monotonic": LABEL_COUNTS_MONOTONIC,
+    }[norm]
     return make_graph_transformation(
         input_domain,
         input_metric,
@@ -373,6 +420,22 @@ def make_label_counts(
         function=lambda g: label_counts(g, applied, vocab),
         params={"c": contribution},
     )
+
+
+_L2 = """
+    **ℓ2 bounds** (``output_metric=dp.l2_distance(T=dp.f64)`` for the vector,
+    ``dp.l02inf_distance(dp.absolute_distance(T=dp.f64))`` for the map: OpenDP's Gaussian, whose
+    zCDP cost is ``ℓ2²/(2·scale²)``). Under every input metric (those above, Blowfish's and
+    Pufferfish's) the bound is the map rule's ``(ℓ0, ℓ1, ℓ∞)`` turned into
+    ``ℓ2 ≤ min(√(ℓ1·ℓ∞), √ℓ0·ℓ∞)`` (:func:`l2_bound`: ``Σ xᵢ² ≤ max|xᵢ|·Σ|xᵢ|`` and ``Σ xᵢ² ≤
+    ℓ0·max xᵢ²``), a float rounded up. So: ``√c_eff·d`` at edge level (``√50 = 7.07`` for
+    ``c = 50``, against L1 ``50``), ``√min(2c_eff, |V|)·d`` under the edge-label metric,
+    ``√min(2c_eff, |V|)·d·D`` for a rewired node, ``√c_eff·d·D`` for an inserted one, and
+    ``max(W, 1)·d`` under a Pufferfish model whose cap cannot bind (one count moves). Tight
+    wherever the map rule is and its extreme change moves ``ℓ0`` counts by ``ℓ∞`` each, which the
+    tight cases above do (the same ``c_eff`` properties on the ``d`` (or ``d·D``) changed edges;
+    the brute-force tests realise it).
+"""
 
 
 _TOP_K = """
@@ -400,7 +463,7 @@ _TOP_K = """
 """
 
 
-make_label_counts.__doc__ += _LABEL_GUARANTEE + _TOP_K + """
+make_label_counts.__doc__ += _LABEL_GUARANTEE + _L2 + _TOP_K + """
     :example:
 
     >>> import opendp.prelude as dp, opendp_graph as dpg
@@ -426,6 +489,7 @@ def make_label_count_map(
     input_metric: dp.Metric,
     max_labels_per_edge: int,
     vocabulary: Sequence[str] | None = None,
+    output_metric: dp.Metric | None = None,
 ) -> dp.Transformation:
     """The same counts as a ``{property: count}`` map (``l01inf_distance``), keeping only
     contributed properties, so that ``>> dpg.then_laplace_threshold(...)`` (OpenDP's thresholded
@@ -434,6 +498,9 @@ def make_label_count_map(
     may appear: the *keys* are then private, which the threshold mechanism accounts for. (Under
     an input metric with a vocabulary, ``vocabulary=None`` means that vocabulary, in
     lexicographic order, and a given vocabulary must lie inside it.)
+
+    ``output_metric=dp.l02inf_distance(dp.absolute_distance(T=dp.f64))`` bounds ``(ℓ0, ℓ2, ℓ∞)``
+    instead, for the Gaussian twin ``>> dpg.then_gaussian_threshold(...)`` (*ℓ2 bounds* below).
     """
     domain = graph_domain_descriptor(input_domain)
     c = positive_integer("max_labels_per_edge", max_labels_per_edge)
@@ -446,12 +513,23 @@ def make_label_count_map(
         else:
             _check_within(vocab, allowed, "label_count_map")
     space = int_count_map_space()
+    query = make_label_count_map
+    if output_metric is not None:
+        if not isinstance(output_metric, dp.Metric):
+            raise TypeError(f"output_metric must be an OpenDP Metric, got {type(output_metric).__name__}")
+        if output_metric == _L02INF():
+            space, query = (space[0], output_metric), LABEL_COUNT_MAP_L2
+        elif output_metric != space[1]:
+            raise ValueError(
+                "output_metric must be dp.l01inf_distance(dp.absolute_distance(T=dp.i64)) (the default) or "
+                f"dp.l02inf_distance(dp.absolute_distance(T=dp.f64)), got {output_metric!r}"
+            )
     contribution = _contribution(c, domain, None if vocab is None else len(vocab), input_metric)
     applied = _applied_cap(contribution)
     return make_graph_transformation(
         input_domain,
         input_metric,
-        query=make_label_count_map,
+        query=query,
         output_domain=space[0],
         output_metric=space[1],
         function=lambda g: label_count_map(g, applied, vocab),
@@ -459,7 +537,7 @@ def make_label_count_map(
     )
 
 
-make_label_count_map.__doc__ += _LABEL_GUARANTEE
+make_label_count_map.__doc__ += _LABEL_GUARANTEE + _L2
 
 
 then_label_count_map = then(make_label_count_map)
@@ -468,6 +546,16 @@ then_label_count_map = then(make_label_count_map)
 LABEL_COUNTS_LINF = variant(make_label_counts, "linf", derived_from=make_label_count_map, adapt=_linf_of_map)
 """The rules of :func:`make_label_counts` into ``dp.linf_distance(T=dp.i64)``: the ℓ∞ component
 of :func:`make_label_count_map`'s rule under every metric (``_TOP_K``)."""
+
+LABEL_COUNTS_L2 = variant(make_label_counts, "l2", derived_from=make_label_count_map, adapt=_l2_of_map)
+"""The rules of :func:`make_label_counts` into ``dp.l2_distance(T=dp.f64)``: from the ``(ℓ0,
+ℓ1, ℓ∞)`` rule of :func:`make_label_count_map` under every metric, ``min(√(ℓ1·ℓ∞), √ℓ0·ℓ∞)``
+(:func:`l2_bound`; ``_L2``)."""
+
+LABEL_COUNT_MAP_L2 = variant(make_label_count_map, "l2", derived_from=make_label_count_map, adapt=_l02inf_of_map)
+"""The rules of :func:`make_label_count_map` into ``dp.l02inf_distance(dp.absolute_distance(T=dp.f64))``
+(for OpenDP's Gaussian threshold): the ℓ0 and ℓ∞ of the map's own rule, and its ℓ2 by
+:func:`l2_bound` (``_L2``)."""
 
 LABEL_COUNTS_MONOTONIC = variant(make_label_counts, "monotonic")
 """The key of :func:`make_label_counts`' rules into ``dp.linf_distance(T=dp.i64,
