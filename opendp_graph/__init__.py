@@ -60,6 +60,7 @@ from .measurements import (
     Accuracy,
     ChoiceAccuracy,
     DegreeDistributionRelease,
+    calibrate_gaussian_threshold,
     calibrate_laplace_threshold,
     context,
     degree_distribution_noise,
@@ -67,10 +68,12 @@ from .measurements import (
     histogram_from_cumulative,
     make_candidate_top_k,
     make_histogram_from_cumulative,
+    make_gaussian_threshold,
     make_laplace_threshold,
     make_private_degree_distribution,
     register_with_context,
     summarize,
+    then_gaussian_threshold,
     then_laplace_threshold,
 )
 from .measurements.accuracy import accuracy
@@ -104,6 +107,7 @@ __all__ = [
     "make_degree_projection", "then_degree_projection",
     # measurements
     "make_laplace_threshold", "then_laplace_threshold", "calibrate_laplace_threshold", "make_candidate_top_k",
+    "make_gaussian_threshold", "then_gaussian_threshold", "calibrate_gaussian_threshold",
     "make_private_degree_distribution", "DegreeDistributionRelease", "degree_distribution_noise",
     "fit_degree_histogram", "histogram_from_cumulative", "make_histogram_from_cumulative",
     "accuracy", "Accuracy", "ChoiceAccuracy", "summarize", "context", "register_with_context",

@@ -1,7 +1,7 @@
 """Measurements: releases of the stable queries with OpenDP's noise, and what to expect of them.
 
-* :mod:`.threshold`: :func:`make_laplace_threshold`, OpenDP's thresholded Laplace with a
-  correct δ, and :func:`calibrate_laplace_threshold`;
+* :mod:`.threshold`: :func:`make_laplace_threshold` and :func:`make_gaussian_threshold`,
+  OpenDP's thresholded Laplace and Gaussian with a correct δ, and their calibrations;
 * :mod:`.top_k`: :func:`make_candidate_top_k`, the most frequent properties among public
   candidates;
 * :mod:`.degree_distribution`: the node-level degree distribution with its projection bound
@@ -28,7 +28,14 @@ from .degree_distribution import (
     make_histogram_from_cumulative,
     make_private_degree_distribution,
 )
-from .threshold import calibrate_laplace_threshold, make_laplace_threshold, then_laplace_threshold
+from .threshold import (
+    calibrate_gaussian_threshold,
+    calibrate_laplace_threshold,
+    make_gaussian_threshold,
+    make_laplace_threshold,
+    then_gaussian_threshold,
+    then_laplace_threshold,
+)
 from .top_k import make_candidate_top_k
 
 __all__ = [
@@ -44,6 +51,9 @@ __all__ = [
     "make_histogram_from_cumulative",
     "make_private_degree_distribution",
     "calibrate_laplace_threshold",
+    "calibrate_gaussian_threshold",
+    "make_gaussian_threshold",
+    "then_gaussian_threshold",
     "make_laplace_threshold",
     "then_laplace_threshold",
     "make_candidate_top_k",

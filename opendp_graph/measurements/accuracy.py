@@ -18,8 +18,9 @@ public parameters only.
 
 Supported releases: OpenDP's ``make_laplace`` (continuous Laplace on float data, discrete
 Laplace on integer data), ``make_geometric`` (discrete Laplace), ``make_gaussian`` (continuous
-or discrete Gaussian) on a scalar or a vector, and ``make_laplace_threshold`` on a count map
-(also through :func:`~opendp_graph.make_laplace_threshold`), at the end of a chain
+or discrete Gaussian) on a scalar or a vector, and ``make_laplace_threshold`` and
+``make_gaussian_threshold`` on a count map (also through :func:`~opendp_graph.make_laplace_threshold`
+and :func:`~opendp_graph.make_gaussian_threshold`), at the end of a chain
 (``make_chain_mt``), behind a conversion of the privacy measure (``make_approximate``,
 ``make_pureDP_to_zCDP``, ``make_zCDP_to_approxDP``, ``make_fix_delta``,
 ``make_fixed_approxDP_to_approxDP``: they change the accounting, not the release) or wrapped by
@@ -53,7 +54,7 @@ _MEASURE_CONVERSIONS = {
     "make_fix_delta",
     "make_fixed_approxDP_to_approxDP",
 }
-_NOISE_CONSTRUCTORS = {"make_laplace", "make_geometric", "make_gaussian", "make_laplace_threshold"}
+_NOISE_CONSTRUCTORS = {"make_laplace", "make_geometric", "make_gaussian", "make_laplace_threshold", "make_gaussian_threshold"}
 _COMPOSITIONS = {
     "make_composition",
     "make_basic_composition",
@@ -64,7 +65,8 @@ _COMPOSITIONS = {
 }
 _SUPPORTED = (
     "supported: OpenDP's make_laplace, make_geometric and make_gaussian on a scalar or a vector, and "
-    "make_laplace_threshold on a count map (also dpg.make_laplace_threshold), alone, at the end of a chain "
+    "make_laplace_threshold and make_gaussian_threshold on a count map (also dpg.make_laplace_threshold, "
+    "dpg.make_gaussian_threshold), alone, at the end of a chain "
     "(make_chain_mt), behind a privacy-measure conversion (make_approximate, make_pureDP_to_zCDP, "
     "make_zCDP_to_approxDP, make_fix_delta) or wrapped by dpg.pufferfish.make_pufferfish_approximate"
 )
@@ -97,6 +99,26 @@ def _discrete_laplace_at_least(m: int, scale: float) -> float:
     if m >= 1:
         return math.exp(-m / scale) / (1.0 + q)
     return 1.0 - math.exp(-(1 - m) / scale) / (1.0 + q)
+
+
+def _discrete_gaussian_at_least(m: int, scale: float) -> float:
+    """``Pr[Z ≥ m]`` for an integer ``m`` and OpenDP's discrete Gaussian, ``Pr[Z = z] ∝
+    exp(−z²/2·scale²)``: summed over ``|z| ≤ 40·scale + 40`` (the mass beyond is below ``e^{−800}``)."""
+    if scale == 0:
+        return 1.0 if m <= 0 else 0.0
+    import numpy as np
+
+    width = int(40 * scale) + 40
+    z = np.arange(-width, width + 1, dtype=np.float64)
+    weights = np.exp(-(z * z) / (2.0 * scale * scale))
+    return float(weights[z >= m].sum() / weights.sum())
+
+
+def _gaussian_at_least(d: float, scale: float) -> float:
+    """``Pr[Z ≥ d]`` for a continuous Gaussian of standard deviation ``scale``."""
+    if scale == 0:
+        return 1.0 if d <= 0 else 0.0
+    return 0.5 * math.erfc(d / (scale * math.sqrt(2.0)))
 
 
 def _laplace_at_least(d: float, scale: float) -> float:
@@ -250,8 +272,10 @@ class Accuracy:
 
     def release_probability(self, true_count: float) -> float:
         """The exact probability that a key of true count ``true_count`` is released: that its
-        noisy count is **at least** the threshold, as OpenDP's ``make_laplace_threshold`` keeps
-        keys (see :func:`~opendp_graph.make_laplace_threshold`).
+        noisy count is **at least** the threshold, as OpenDP's ``make_laplace_threshold`` and
+        ``make_gaussian_threshold`` keep keys (see :func:`~opendp_graph.make_laplace_threshold`).
+        For the Gaussian twin the same rule holds with OpenDP's discrete Gaussian (summed
+        exactly) on integer counts, a normal tail on float counts.
 
         On integer counts the noise is OpenDP's discrete Laplace, ``Pr[Z = z] ∝ exp(−|z| /
         scale)`` (the law and the ``≥`` rule are checked by simulation against OpenDP 0.16 in
@@ -277,6 +301,10 @@ class Accuracy:
         """
         threshold = self._require_threshold("release_probability")
         x = _check_real("true_count", true_count)
+        if self.noise.endswith("gaussian"):  # make_gaussian_threshold: the same rule with Gaussian noise
+            if self._discrete:
+                return _discrete_gaussian_at_least(math.ceil(threshold - x), self.scale)
+            return _gaussian_at_least(threshold - x, self.scale)
         if self._discrete:
             return _discrete_laplace_at_least(math.ceil(threshold - x), self.scale)
         return _laplace_at_least(threshold - x, self.scale)
@@ -305,6 +333,18 @@ class Accuracy:
         if not 0.0 < p < 1.0:
             raise ValueError(f"p must be in (0, 1), got {p!r}")
         s = self.scale
+        if self.noise.endswith("gaussian"):
+            from scipy.stats import norm
+
+            start = threshold + s * float(norm.ppf(1 - p))  # the continuous answer
+            if not self._discrete:
+                return start
+            x = math.ceil(start)
+            while self.release_probability(x) < p:
+                x += 1
+            while self.release_probability(x - 1) >= p:
+                x -= 1
+            return int(x)
         if not self._discrete:
             if s == 0:
                 return threshold
@@ -584,9 +624,9 @@ def _noise_accuracy_of(name: str, kwargs: Mapping, alpha: float) -> Accuracy:
             "(OpenDP's default) to state its accuracy"
         )
     scale = float(kwargs["scale"])
-    family = "gaussian" if name == "make_gaussian" else "laplace"
+    family = "gaussian" if name in ("make_gaussian", "make_gaussian_threshold") else "laplace"
     noise = ("discrete_" if discrete else "") + family
-    threshold = kwargs.get("threshold") if name == "make_laplace_threshold" else None
+    threshold = kwargs.get("threshold") if name in ("make_laplace_threshold", "make_gaussian_threshold") else None
     return noise_accuracy(noise, scale, alpha, mechanism=name, threshold=threshold)
 
 
