@@ -88,6 +88,7 @@ from .blowfish import (
     then_vip_standard_histogram,
 )
 from .pufferfish import PufferfishDistance, pufferfish_distance
+from .interpret import NoiseChoice, choose_noise
 from . import _deprecated
 
 __version__ = "0.1.0.dev0"
@@ -112,6 +113,7 @@ __all__ = [
     "fit_degree_histogram", "histogram_from_cumulative", "make_histogram_from_cumulative",
     "accuracy", "Accuracy", "ChoiceAccuracy", "summarize", "context", "register_with_context",
     "release",
+    "choose_noise", "NoiseChoice",
     # privacy notions
     "BlowfishPolicy", "BlowfishDistance", "blowfish_distance",
     "make_standard_degree_histogram", "then_standard_degree_histogram",

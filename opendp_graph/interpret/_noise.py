@@ -1,0 +1,231 @@
+"""Which noise to add: Laplace (pure ε), Gaussian through zCDP, or the Wasserstein δ-relaxation of
+a Pufferfish model, compared for one query from public figures only.
+
+:func:`choose_noise` builds each route's measurement for the same query, neighbour notion and
+target ``(ε, δ)``, calibrates its scale with OpenDP's ``dp.binary_search_param`` and states its
+per-entry error with :func:`opendp_graph.accuracy`. Nothing is released and no private value is
+read: the maps and the accuracy read public parameters only.
+
+**When each wins** (per entry, at the same ``(ε, δ)``). Laplace's scale grows with the query's L1
+sensitivity ``Δ₁``, the Gaussian's with its L2 sensitivity ``Δ₂`` times about ``√(2 ln(1/δ))/ε``
+(OpenDP's zCDP-to-(ε, δ) conversion). The Gaussian wins when one unit moves many entries a
+little (``Δ₂ ≪ Δ₁``: ``c`` n-grams per e-mail pair, ``Δ₁ = 50``, ``Δ₂ = √50``) and when many
+releases are composed (ρ adds, so the Gaussian's scale grows like ``√k``, Laplace's like ``k``);
+Laplace wins when one unit moves one entry (``Δ₁ = Δ₂``: a Pufferfish secret moves one count,
+by ``W``). Under a Pufferfish model the δ-relaxed Wasserstein route replaces ``W∞`` by the
+smaller ``W_δ`` (:func:`opendp_graph.pufferfish_distance`, ``delta=``), at the price of a δ that
+is a probability under the model's prior.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any
+
+import opendp.prelude as dp
+
+from ..core._checks import open_probability, positive_finite, positive_integer
+from ..core.metrics import metric_descriptor
+from ..measurements.accuracy import accuracy
+from ..pufferfish.metric import PufferfishDistance, make_pufferfish_approximate, pufferfish_distance
+
+__all__ = ["NoiseOption", "NoiseChoice", "choose_noise"]
+
+_ROUTES = {
+    "laplace": "pure ε-DP: OpenDP's Laplace on the L1 form of the query",
+    "gaussian": "(ε, δ)-DP through ρ-zCDP: OpenDP's Gaussian on the ℓ2 form, converted by make_zCDP_to_approxDP",
+    "laplace_wasserstein_delta": "(ε, δ)-Pufferfish: Laplace calibrated to W_δ (δ from the model's prior)",
+    "gaussian_wasserstein_delta": "(ε, δ)-Pufferfish: Gaussian calibrated to W_{δ/2}, zCDP converted at δ/2",
+}
+
+
+@dataclass(frozen=True)
+class NoiseOption:
+    """One route of :func:`choose_noise`: its ``measurement`` (ready to release), the noise
+    ``scale``, the per-entry ``half_width`` at the choice's ``alpha`` (:func:`opendp_graph.accuracy`)
+    and the noise's standard deviation ``std``; or, when the route does not apply, ``refused``
+    with the reason (and the other fields ``None``)."""
+
+    route: str
+    guarantee: str
+    measurement: Any = None
+    scale: float | None = None
+    half_width: float | None = None
+    std: float | None = None
+    refused: str | None = None
+
+    def __str__(self) -> str:
+        if self.refused is not None:
+            return f"{self.route}: not available ({self.refused})"
+        return f"{self.route}: scale {self.scale:.4g}, ±{self.half_width:g} per entry, std {self.std:.4g} — {self.guarantee}"
+
+
+@dataclass(frozen=True)
+class NoiseChoice:
+    """The routes compared by :func:`choose_noise`; :attr:`best` is the available one with the
+    smallest per-entry half-width."""
+
+    epsilon: float
+    delta: float
+    alpha: float
+    options: tuple[NoiseOption, ...]
+
+    @property
+    def best(self) -> NoiseOption:
+        available = [o for o in self.options if o.refused is None]
+        if not available:
+            raise ValueError("no route applies: " + "; ".join(str(o) for o in self.options))
+        return min(available, key=lambda o: o.half_width)
+
+    def __str__(self) -> str:
+        head = f"noise for (ε, δ) = ({self.epsilon:g}, {self.delta:g}), per-entry {100 * (1 - self.alpha):g} % half-widths:"
+        lines = [head] + [f"  {o}" for o in self.options]
+        available = [o for o in self.options if o.refused is None]
+        if available:
+            lines.append(f"best: {self.best.route}")
+        return "\n".join(lines)
+
+
+def _std(noise: str, scale: float) -> float:
+    """The standard deviation of OpenDP's noise of that law and scale (discrete laws exactly for the
+    Laplace, ``≤ σ`` for the discrete Gaussian, stated as ``σ``)."""
+    if noise == "discrete_laplace":
+        q = math.exp(-1.0 / scale) if scale > 0 else 0.0
+        return math.sqrt(2 * q) / (1 - q) if scale > 0 else 0.0
+    if noise == "laplace":
+        return scale * math.sqrt(2)
+    return scale
+
+
+def _option(route: str, release, account, d_in: int, d_out, alpha: float) -> NoiseOption:
+    """Calibrate ``account(release(scale))`` (the whole budget's measurement: composed, converted
+    or wrapped) to ``d_out`` at ``d_in``; the half-width is one release's (``release(scale)``)."""
+    try:
+        scale = dp.binary_search_param(lambda s: account(release(s)), d_in=d_in, d_out=d_out)
+        measurement = account(release(scale))
+        acc = accuracy(release(scale), alpha)
+    except (ValueError, TypeError, dp.OpenDPException) as error:
+        return NoiseOption(route, _ROUTES[route], refused=str(error).strip().splitlines()[-1][:300])
+    return NoiseOption(
+        route,
+        _ROUTES[route],
+        measurement=measurement,
+        scale=float(scale),
+        half_width=float(acc.half_width),
+        std=_std(acc.noise, float(scale)),
+    )
+
+
+def choose_noise(
+    input_domain: dp.Domain,
+    input_metric: dp.Metric,
+    query,
+    *args: Any,
+    epsilon: float,
+    delta: float = 0.0,
+    d_in: int = 1,
+    alpha: float = 0.05,
+    releases: int = 1,
+    **kwargs: Any,
+) -> NoiseChoice:
+    """Compare the noises that release ``query(input_domain, input_metric, *args, **kwargs)`` at
+    ``(epsilon, delta)`` for input distance ``d_in``, from public figures only, and say which has
+    the smallest per-entry error.
+
+    Routes (each calibrated with ``dp.binary_search_param``; :class:`NoiseOption` says why one
+    does not apply):
+
+    * ``"laplace"``: the query as given (its L1 form) ``>> dp.m.then_laplace``: pure ε.
+    * ``"gaussian"``: the query with ``output_metric=dp.l2_distance(T=dp.f64)`` ``>>
+      dp.m.then_gaussian``, converted by OpenDP's ``make_zCDP_to_approxDP`` and
+      ``make_fix_delta(δ)``: ``(ε, δ)``. Needs ``delta > 0`` and a query with an ℓ2 form.
+    * under a Pufferfish metric with ``delta > 0``: ``"laplace_wasserstein_delta"`` (the same
+      query under ``pufferfish_distance(model, delta=δ)``, wrapped by
+      :func:`~opendp_graph.pufferfish.make_pufferfish_approximate`) and
+      ``"gaussian_wasserstein_delta"`` (the ℓ2 form under ``delta=δ/2``, its zCDP converted at
+      ``δ/2``, then wrapped).
+
+    :param query: a ``make_x`` constructor of this package that takes ``output_metric=`` (label
+        counts, degree histograms).
+    :param epsilon: the ε target.
+    :param delta: the δ target (``0``: pure ε, Laplace only).
+    :param d_in: the input distance to protect.
+    :param alpha: the per-entry significance level of the half-widths.
+    :param releases: how many releases of this query (or of queries with the same sensitivities)
+        share the budget: each route composes that many copies with OpenDP's
+        ``make_composition`` (ε adds for Laplace; ρ adds for the Gaussian, then one conversion;
+        under the δ-relaxed Pufferfish routes the composition is wrapped once, so δ is paid
+        once) and calibrates one scale for all; ``measurement`` is then the composition.
+    :return: a :class:`NoiseChoice`; ``choice.best.measurement`` is ready to release.
+
+    :example:
+
+    >>> import opendp.prelude as dp, opendp_graph as dpg
+    >>> dp.enable_features("contrib", "honest-but-curious")
+    >>> space = dpg.graph_domain(labeled=True), dpg.edge_distance()
+    >>> vocabulary = [f"w{i}" for i in range(100)]
+    >>> choice = dpg.choose_noise(*space, dpg.make_label_counts, 50, vocabulary, epsilon=1.0, delta=1e-6)
+    >>> [(o.route, round(o.scale, 1), o.half_width) for o in choice.options]
+    [('laplace', 50.0, 150.0), ('gaussian', 32.0, 63.0)]
+    >>> choice.best.route  # 50 words per pair: ℓ2 = √50 against L1 = 50
+    'gaussian'
+    >>> dpg.choose_noise(*space, dpg.make_label_counts, 1, vocabulary, epsilon=1.0, delta=1e-6).best.route
+    'laplace'
+    """
+    dp.assert_features("contrib", "honest-but-curious")
+    epsilon = positive_finite("epsilon", epsilon)
+    if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not 0 <= delta < 1:
+        raise ValueError(f"delta must be a number in [0, 1), got {delta!r}")
+    delta = float(delta)
+    d_in = positive_integer("d_in", d_in)
+    alpha = open_probability("alpha", alpha)
+    releases = positive_integer("releases", releases)
+
+    def k(measurement):  # the budget's share of each release: one scale for `releases` copies
+        return measurement if releases == 1 else dp.c.make_composition([measurement] * releases)
+
+    if not callable(query):
+        raise TypeError(f"query must be a make_x constructor, got {query!r}")
+    descriptor = metric_descriptor(input_metric)
+    l2 = dp.l2_distance(T=dp.f64)
+
+    def l1_form(metric):
+        return query(input_domain, metric, *args, **kwargs)
+
+    def l2_form(metric):
+        return query(input_domain, metric, *args, output_metric=l2, **kwargs)
+
+    def zcdp_to(target_delta):
+        return lambda m: dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(k(m)), target_delta)
+
+    options = []
+    if isinstance(descriptor, PufferfishDistance) and descriptor.delta > 0:
+        raise ValueError(
+            "pass the exact Pufferfish metric (pufferfish_distance(model), delta 0): choose_noise builds the "
+            "δ-relaxed routes itself from its model and the δ target"
+        )
+    options.append(_option("laplace", lambda s: l1_form(input_metric) >> dp.m.then_laplace(scale=s), k, d_in, epsilon, alpha))
+    if delta > 0:
+        gaussian = lambda s: l2_form(input_metric) >> dp.m.then_gaussian(scale=s)  # noqa: E731
+        options.append(_option("gaussian", gaussian, zcdp_to(delta), d_in, (epsilon, delta), alpha))
+    else:
+        options.append(NoiseOption("gaussian", _ROUTES["gaussian"], refused="the Gaussian needs δ > 0"))
+    if isinstance(descriptor, PufferfishDistance):
+        if delta > 0:
+            relaxed = pufferfish_distance(descriptor.model, delta=delta)
+            half = pufferfish_distance(descriptor.model, delta=delta / 2)
+            laplace = lambda s: l1_form(relaxed) >> dp.m.then_laplace(scale=s)  # noqa: E731
+            gaussian = lambda s: l2_form(half) >> dp.m.then_gaussian(scale=s)  # noqa: E731
+            wrap_k = lambda m: make_pufferfish_approximate(k(m))  # noqa: E731
+            wrap_zcdp = lambda m: make_pufferfish_approximate(zcdp_to(delta / 2)(m))  # noqa: E731
+            options.append(_option("laplace_wasserstein_delta", laplace, wrap_k, d_in, (epsilon, delta), alpha))
+            options.append(_option("gaussian_wasserstein_delta", gaussian, wrap_zcdp, d_in, (epsilon, delta), alpha))
+        else:
+            for route in ("laplace_wasserstein_delta", "gaussian_wasserstein_delta"):
+                options.append(NoiseOption(route, _ROUTES[route], refused="the δ-relaxed coupling needs δ > 0"))
+        # the first two routes are Pufferfish guarantees here (same coupling argument, exact W)
+        options[:2] = [
+            replace(o, guarantee=o.guarantee.replace("-DP", "-Pufferfish (W∞)")) for o in options[:2]
+        ]
+    return NoiseChoice(epsilon=epsilon, delta=delta, alpha=alpha, options=tuple(options))
