@@ -18,7 +18,7 @@ from numbers import Integral
 import opendp.prelude as dp
 
 from ..core._checks import positive_integer
-from .threshold import then_laplace_threshold
+from .threshold import then_gaussian_threshold, then_laplace_threshold
 from ..core.metrics import metric_descriptor
 from ..transformations.labels import then_label_count_map, then_label_counts
 
@@ -48,6 +48,7 @@ def make_candidate_top_k(
     candidate_scale: float,
     candidate_threshold: int,
     top_k_scale: float,
+    noise: str = "laplace",
 ) -> dp.Measurement:
     """The ``k`` most frequent edge properties, in decreasing noisy order, with no public list
     of candidates: a measurement whose output is a list of at most ``k`` property names.
@@ -98,6 +99,15 @@ def make_candidate_top_k(
     :param candidate_scale: stage 1's noise scale.
     :param candidate_threshold: stage 1's threshold (an integer above stage 1's ℓ∞ distance).
     :param top_k_scale: stage 2's noise scale.
+    :param noise: ``"laplace"`` (default: the release above, ``(ε, δ)``) or ``"gaussian"``: the
+        zCDP twin, stated as ``(ρ, δ)`` under ``approximate(zero_concentrated_divergence)``.
+        Stage 1 is then ``label_count_map(c, output_metric=l02inf_distance) >>``
+        :func:`~opendp_graph.then_gaussian_threshold` (``(ρ₁, δ₁)``, δ corrected) and stage 2
+        OpenDP's noisy top-k with ``zero_concentrated_divergence()`` (``ρ₂ = k·(Δ∞/scale)²/8``
+        monotonic, four times that otherwise: OpenDP's map); OpenDP's adaptive compositor adds
+        ``ρ₁ + ρ₂`` and ``δ₁``, and ``dp.c.make_zCDP_to_approxDP`` turns the whole into ``(ε,
+        δ)``. The argument above is unchanged: it uses only that stage 2's map is fixed from
+        public arguments and does not depend on which properties are counted.
 
     :example:
 
@@ -112,15 +122,32 @@ def make_candidate_top_k(
     (1.5, True)
     >>> set(top(g)) <= {"gas", "power", "lunch"}
     True
+    >>> zcdp = dpg.make_candidate_top_k(dpg.graph_domain(labeled=True), dpg.edge_distance(), 1,
+    ...                                 max_labels_per_edge=2, k=2, candidate_scale=2.0,
+    ...                                 candidate_threshold=20, top_k_scale=4.0, noise="gaussian")
+    >>> rho, delta = zcdp.map(1)  # stage 1: ℓ2 = √2 at σ = 2 (ρ = 2/8); stage 2: 2·(1/4)²/8
+    >>> round(rho, 6), delta < 1e-3
+    (0.265625, True)
     """
     dp.assert_features("contrib", "honest-but-curious")
     c = positive_integer("max_labels_per_edge", max_labels_per_edge)
     k = positive_integer("k", k)
     if isinstance(candidate_threshold, bool) or not isinstance(candidate_threshold, Integral):
         raise TypeError(f"candidate_threshold must be an integer, got {candidate_threshold!r}")
-    candidates = (input_domain, input_metric) >> then_label_count_map(c) >> then_laplace_threshold(
-        scale=candidate_scale, threshold=candidate_threshold
-    )
+    if noise not in ("laplace", "gaussian"):
+        raise ValueError(f'noise must be "laplace" or "gaussian", got {noise!r}')
+    if noise == "laplace":
+        candidates = (input_domain, input_metric) >> then_label_count_map(c) >> then_laplace_threshold(
+            scale=candidate_scale, threshold=candidate_threshold
+        )
+        stage_2_measure, measure = dp.max_divergence(), dp.approximate(dp.max_divergence())
+    else:
+        l02inf = dp.l02inf_distance(dp.absolute_distance(T=dp.f64))
+        candidates = (input_domain, input_metric) >> then_label_count_map(c, output_metric=l02inf) >> then_gaussian_threshold(
+            scale=candidate_scale, threshold=candidate_threshold
+        )
+        stage_2_measure = dp.zero_concentrated_divergence()
+        measure = dp.approximate(stage_2_measure)
     # stage 2's budget, fixed now: OpenDP's own map of the noisy top-k over k properties the
     # metric may count (fewer if its vocabulary is smaller, and then so is every candidate list);
     # the L∞ maps do not depend on which properties are counted (docstring), and a smaller k'
@@ -133,11 +160,10 @@ def make_candidate_top_k(
 
     def stage_2(vocabulary: list[str], chosen: int) -> dp.Measurement:
         counts = (input_domain, input_metric) >> then_label_counts(c, vocabulary, output_metric=metric_2)
-        return counts >> dp.m.then_noisy_top_k(dp.max_divergence(), k=chosen, scale=top_k_scale)
+        return counts >> dp.m.then_noisy_top_k(stage_2_measure, k=chosen, scale=top_k_scale)
 
     epsilon_1, delta_1 = candidates.map(d_in)
     epsilon_2 = stage_2(probe, len(probe)).map(d_in)
-    measure = dp.approximate(dp.max_divergence())
     compositor = dp.c.make_adaptive_composition(
         input_domain, input_metric, measure, d_in=d_in, d_mids=[(epsilon_1, delta_1), (epsilon_2, 0.0)]
     )
