@@ -75,14 +75,29 @@ def tokenize_subject(subject: str | None) -> list[str]:
     return _TOKEN.findall(text)
 
 
-def subject_ngrams(subject: str | None) -> set[str]:
-    """Unigrams and bigrams (two consecutive tokens joined by a space) of one subject line.
+def subject_ngrams(subject: str | None, orders=(1, 2)) -> set[str]:
+    """The n-grams of one subject line for each ``n`` in ``orders`` (``n`` consecutive tokens
+    joined by one space); by default unigrams and bigrams.
 
     >>> sorted(subject_ngrams("Re: Gas prices"))
     ['gas', 'gas prices', 'prices']
+    >>> sorted(subject_ngrams("Re: Gas prices up", orders=(3,)))
+    ['gas prices up']
     """
     tokens = tokenize_subject(subject)
-    return set(tokens) | {f"{a} {b}" for a, b in zip(tokens, tokens[1:])}
+    grams: set[str] = set()
+    for n in _orders(orders):
+        grams.update(" ".join(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
+    return grams
+
+
+def _orders(orders) -> tuple[int, ...]:
+    if isinstance(orders, (str, bytes)) or not hasattr(orders, "__iter__"):
+        raise TypeError(f"orders must be a sequence of n-gram lengths, got {orders!r}")
+    out = tuple(sorted({int(n) for n in orders}))
+    if not out or any(isinstance(n, bool) or n < 1 for n in orders) or any(int(n) != n for n in orders):
+        raise ValueError(f"orders must be positive integers, got {orders!r}")
+    return out
 
 
 def load_enron_employees(path: str | Path | None = None):
@@ -167,7 +182,7 @@ def _within(frame, start, end):
     return frame
 
 
-def load_enron(path: str | Path | None = None, *, start=None, end=None, bigrams: bool = True):
+def load_enron(path: str | Path | None = None, *, start=None, end=None, bigrams: bool = True, orders=None):
     """The Enron graph of paper 001 §5: employees, who wrote to whom, and the subjects' n-grams.
 
     One node per employee (``node_ids`` = the public employee ids ``1..156``, in that order, so
@@ -185,6 +200,8 @@ def load_enron(path: str | Path | None = None, *, start=None, end=None, bigrams:
         employee stays a node.
     :param end: keep only messages sent before this time.
     :param bigrams: ``False`` labels edges with the subjects' words (unigrams) only.
+    :param orders: the n-gram lengths that label the edges (e.g. ``(3,)`` for trigrams only);
+        overrides ``bigrams`` (``None``: ``(1, 2)``, or ``(1,)`` with ``bigrams=False``).
     :returns: a labelled :class:`~opendp_graph.Graph`.
 
     :example:
@@ -198,6 +215,7 @@ def load_enron(path: str | Path | None = None, *, start=None, end=None, bigrams:
 
     from ..core.graph import Graph
 
+    orders = _orders(orders) if orders is not None else ((1, 2) if bigrams else (1,))
     folder = _folder(path)
     employees = load_enron_employees(folder)
     ids = employees["id"].to_numpy()
@@ -224,7 +242,7 @@ def load_enron(path: str | Path | None = None, *, start=None, end=None, bigrams:
     vocabulary: dict[str, int] = {}
     rows, cols = [], []
     for s, r in distinct.items():
-        for gram in subject_ngrams(s) if bigrams else set(tokenize_subject(s)):
+        for gram in subject_ngrams(s, orders):
             rows.append(r)
             cols.append(vocabulary.setdefault(gram, len(vocabulary)))
     by_subject = sp.csr_array(

@@ -93,3 +93,24 @@ def test_degrees_and_vocabulary(enron):
     vocab = enron.vocabulary
     assert list(vocab) == sorted(vocab)
     assert all(w == w.lower() and w.strip() == w for w in vocab)
+
+
+def test_ngram_orders():
+    assert subject_ngrams("a b c", orders=(3,)) == {"a b c"}
+    assert subject_ngrams("a b c", orders=(1, 3)) == {"a", "b", "c", "a b c"}
+    assert subject_ngrams("a b", orders=(3,)) == set()
+    for bad in [(0,), (), (1.5,), (True,)]:
+        with pytest.raises(ValueError):
+            subject_ngrams("a b", orders=bad)
+    with pytest.raises(TypeError):
+        subject_ngrams("a b", orders=3)
+
+
+def test_graph_by_orders(enron_dir, enron):
+    trigrams = dpg.datasets.load_enron(enron_dir, orders=(3,))
+    unigrams = dpg.datasets.load_enron(enron_dir, orders=(1,))
+    assert unigrams.vocabulary == dpg.datasets.load_enron(enron_dir, bigrams=False).vocabulary
+    assert (trigrams.num_edges, len(unigrams.vocabulary), unigrams.labels.nnz, trigrams.labels.nnz) == (1843, 10767, 78413, 68928)
+    assert all(len(w.split(" ")) == 3 for w in trigrams.vocabulary)
+    both = dpg.datasets.load_enron(enron_dir, orders=(1, 2))
+    assert both.vocabulary == enron.vocabulary and both.labels.nnz == enron.labels.nnz == 166308
