@@ -194,7 +194,8 @@ class Accuracy:
     the half-width is ``3``; ``3`` for a discrete Gaussian of scale 1, where it is ``2``)."""
     mechanism: str
     """The OpenDP constructor that adds the noise, as recorded by OpenDP: ``"make_laplace"``,
-    ``"make_geometric"``, ``"make_gaussian"`` or ``"make_laplace_threshold"``."""
+    ``"make_geometric"``, ``"make_gaussian"`` or ``"make_laplace_threshold"`` (``"make_private_lazyframe"``
+    for a column of an OpenDP Polars release, in :func:`summarize`)."""
     threshold: float | None = None
     """``None`` unless the release is thresholded; then the threshold: a key is released when its
     noisy count is at least this."""
@@ -408,6 +409,8 @@ def _noise_record(measurement: Any) -> tuple[str, dict, list[str]]:
                 why = "a user measurement whose function is Python code: its noise is unknown to OpenDP"
             elif name == "make_chain_pm":
                 why = "a post-processed release: the post-processing may change the error"
+            elif name == "make_private_lazyframe":
+                why = "an OpenDP Polars release adds one noise per column: dpg.summarize(query) states each"
             else:
                 why = f"{name} is not a noise mechanism with a single scale"
             raise TypeError(f"cannot state the accuracy of this release ({where}): {why}; {_SUPPORTED}")
@@ -648,7 +651,11 @@ def noise_accuracy(noise: str, scale: float, alpha: float, *, mechanism: str, th
         half_width = opendp_accuracy
     elif noise == "discrete_laplace":
         opendp_accuracy = float(dp.discrete_laplacian_scale_to_accuracy(scale, alpha))
-        half_width = math.floor(opendp_accuracy)
+        if math.isfinite(opendp_accuracy):
+            half_width = max(0, math.floor(opendp_accuracy))
+        else:  # OpenDP 0.16 gives -inf at tiny scales: the least h with Pr[|Z| > h] = 2q^(h+1)/(1+q) ≤ alpha
+            q = math.exp(-1.0 / scale)
+            half_width = 0 if q == 0 else max(0, math.ceil(math.log(alpha * (1 + q) / 2) / math.log(q) - 1))
     else:
         opendp_accuracy = float(dp.discrete_gaussian_scale_to_accuracy(scale, alpha))
         half_width = math.ceil(opendp_accuracy) - 1
@@ -671,14 +678,57 @@ def _as_measurement(name: str, item: Any) -> dp.Measurement:
             return item.resolve()  # builds the measurement (and searches its scale); releases nothing
         except ValueError as error:  # e.g. "Query is not yet a measurement or odometer."
             raise ValueError(f"release {name!r}: {error}") from error
-    if type(item).__name__ == "LazyFrameQuery":
-        raise TypeError(f"release {name!r} is an OpenDP Polars query: use its own .summarize(alpha=...)")
     if not isinstance(item, dp.Measurement):
         raise TypeError(
             f"release {name!r} must be an OpenDP Measurement or a dp.Context query (ctx.query()...), "
             f"got {type(item).__name__}"
         )
     return item
+
+
+# OpenDP's names of the noise of a Polars column (summarize_polars_measurement), in this module's terms
+_POLARS_NOISES = {
+    "Integer Laplace": "discrete_laplace",
+    "Float Laplace": "laplace",
+    "Integer Gaussian": "discrete_gaussian",
+    "Float Gaussian": "gaussian",
+}
+
+
+def _is_polars_release(item: Any) -> bool:
+    """An OpenDP Polars query (``LazyFrameQuery``, read by its type: it reroutes attributes, even
+    ``__class__``, to its Polars plan) or a measurement OpenDP built with ``make_private_lazyframe``."""
+    if type(item).__name__ == "LazyFrameQuery":
+        return True
+    record = getattr(item, "__opendp_dict__", None) if isinstance(item, dp.Measurement) else None
+    return isinstance(record, Mapping) and record.get("__function__") == "make_private_lazyframe"
+
+
+def _polars_accuracies(name: str, item: Any, alpha: float) -> list[tuple[str, Accuracy]]:
+    """``("<name>: <column>", Accuracy)`` per noisy column of an OpenDP Polars release, from the
+    noise and scale OpenDP's ``summarize_polars_measurement`` reads off the measurement."""
+    from opendp.accuracy import summarize_polars_measurement
+
+    if not isinstance(item, dp.Measurement):
+        try:
+            item = item.resolve()  # builds the measurement (and searches its scale); releases nothing
+        except (ValueError, dp.OpenDPException) as error:
+            raise ValueError(f"release {name!r}: {error}") from error
+    labelled = []
+    for row in summarize_polars_measurement(item).iter_rows(named=True):
+        noise = _POLARS_NOISES.get(row["distribution"])
+        if noise is None:
+            raise TypeError(
+                f"release {name!r}: column {row['column']!r} ({row['aggregate']}) has {row['distribution']} noise, "
+                "not one of Laplace or Gaussian; use the query's own .summarize(alpha=...)"
+            )
+        threshold = row.get("threshold")  # OpenDP keeps a group whose noisy count exceeds it
+        acc = noise_accuracy(
+            noise, float(row["scale"]), alpha, mechanism="make_private_lazyframe",
+            threshold=None if threshold is None else int(threshold) + 1,
+        )
+        labelled.append((f"{name}: {row['column']}", acc))
+    return labelled
 
 
 def summarize(releases: Any, alpha: float = 0.05):
@@ -694,6 +744,16 @@ def summarize(releases: Any, alpha: float = 0.05):
     resolved to its measurement with ``query.resolve()``, which fixes a missing scale as
     ``query.param()`` does: nothing is released and no budget is spent (the Context charges
     ``query.release()`` only).
+
+    An OpenDP Polars query (``ctx.query().select(dp.len(signed=True))`` of a Polars context, such
+    as :func:`~opendp_graph.polars.compositor`'s) or its measurement gets one row per noisy column,
+    ``"<name>: <column>"``: OpenDP's ``summarize_polars_measurement`` gives each column's noise
+    (Laplace under ε or (ε, δ), Gaussian under ρ or (ρ, δ); integer or float) and scale, and the
+    half-width is :func:`accuracy`'s for that noise (OpenDP's Polars ``summarize`` shows
+    ``dp.discrete_gaussian_scale_to_accuracy`` itself, one more than the half-width for integer
+    Gaussian noise). A group-by releasing keys that are not public keeps a group when its noisy
+    count *exceeds* OpenDP's threshold ``t`` (OpenDP 0.16), that is, on integer counts, when it
+    is at least ``t + 1``, the ``threshold`` shown.
 
     :param releases: a measurement or a Context query, a list or tuple of them, or a dict name → one.
     :param alpha: significance level in ``(0, 1)``.
@@ -719,7 +779,9 @@ def summarize(releases: Any, alpha: float = 0.05):
     import polars as pl
 
     alpha = _check_alpha(alpha)
-    if isinstance(releases, Mapping):
+    if _is_polars_release(releases):  # first: isinstance(query, Mapping) fails on a Polars query
+        items = [("0", releases)]
+    elif isinstance(releases, Mapping):
         items = [(str(name), item) for name, item in releases.items()]
     elif isinstance(releases, (list, tuple)):
         items = [(str(i), item) for i, item in enumerate(releases)]
@@ -727,13 +789,16 @@ def summarize(releases: Any, alpha: float = 0.05):
         items = [("0", releases)]
     rows = []
     for name, item in items:
-        result = accuracy(_as_measurement(name, item), alpha)
-        # a release that chooses a candidate under DP: one row per candidate
-        labelled = (
-            [(f"{name} ({result.parameter}={value:g})", acc) for value, acc in result.choices]
-            if isinstance(result, ChoiceAccuracy)
-            else [(name, result)]
-        )
+        if _is_polars_release(item):
+            labelled = _polars_accuracies(name, item, alpha)
+        else:
+            result = accuracy(_as_measurement(name, item), alpha)
+            # a release that chooses a candidate under DP: one row per candidate
+            labelled = (
+                [(f"{name} ({result.parameter}={value:g})", acc) for value, acc in result.choices]
+                if isinstance(result, ChoiceAccuracy)
+                else [(name, result)]
+            )
         for label, acc in labelled:
             rows.append(
                 {

@@ -9,6 +9,7 @@ import opendp.prelude as dp
 from opendp.mod import LazyFrameDomain
 
 from ..core._checks import positive_integer
+from ..measurements._context import check_privacy_loss
 from ._convert import _as_lazy
 from ._table_checks import _check_schema, pair_identifier
 from ._units import PrivacyUnit, PufferfishUnit, _check_metric
@@ -241,7 +242,9 @@ class UnitContext(dp.Context):
     ``current_privacy_loss()`` are already *per unit*. :meth:`spent` re-evaluates the released
     queries' own OpenDP privacy maps at the ``d_in`` of several units (group privacy in OpenDP's
     terms: tables that differ in ``k`` people differ in at most ``k·per_unit`` rows) and adds
-    them up (sequential composition: ε, ρ and (ε, δ) add).
+    them up (sequential composition: ε, ρ, (ε, δ) and (ρ, δ) add, each part separately, as
+    OpenDP's compositors add them). Under zCDP the loss of ``k`` units is OpenDP's map at
+    ``k·per_unit``: ``k²·ρ`` for Gaussian noise (its ℓ2 sensitivity grows ``k``-fold), not ``k·ρ``.
     """
 
     def __init__(self, context: dp.Context, unit: PrivacyUnit, *, _checked: Any = None):
@@ -267,7 +270,8 @@ class UnitContext(dp.Context):
         return answer
 
     def budget(self) -> Any:
-        """The whole budget, per unit (OpenDP's map of the compositor at ``unit.per_unit``)."""
+        """The whole budget, per unit (OpenDP's map of the compositor at ``unit.per_unit``), in
+        the context's measure: ε, ρ, (ε, δ) or (ρ, δ) as given to :func:`compositor`."""
         return self.accountant.map(self.unit.per_unit)
 
     def spent(self, units: int = 1) -> Any:
@@ -300,6 +304,14 @@ class UnitContext(dp.Context):
         >>> _ = ctx.query().select(dp.len(signed=False)).release().collect()
         >>> ctx.accounting().select("units", "d_in", "epsilon").rows()
         [(1, 4, 0.5), (2, 8, 1.0)]
+
+        Under zCDP the column is ``rho``, and two people cost four times one (Gaussian noise):
+
+        >>> ctx = dpg.polars.compositor(log, dpg.polars.person_unit("sender", "recipient", max_messages=2),
+        ...                             dp.loss_of(rho=0.5), split_evenly_over=2)
+        >>> _ = ctx.query().select(dp.len(signed=False)).release().collect()
+        >>> [(units, round(rho, 9)) for units, rho in ctx.accounting().select("units", "rho").rows()]
+        [(1, 0.25), (2, 1.0)]
         """
         import polars as pl
 
@@ -316,10 +328,16 @@ class UnitContext(dp.Context):
             rows.append(row)
         return pl.DataFrame(rows)
 
+    def _loss_text(self, loss: Any) -> str:
+        """``epsilon=1.0``, ``rho=0.5``, ``(epsilon, delta)=(1.0, 1e-06)``: a loss with its measure's names."""
+        name = "rho" if "ZeroConcentrated" in str(self.accountant.output_measure) else "epsilon"
+        return f"({name}, delta)={loss}" if isinstance(loss, tuple) else f"{name}={loss}"
+
     def __repr__(self) -> str:
         return (
             f"UnitContext(unit={self.unit.unit!r}: {self.unit.guarantee}; d_in={self.unit.per_unit} "
-            f"{self.unit.measured_in}; budget per {self.unit.unit}={self.budget()}, spent={self.spent(1)})"
+            f"{self.unit.measured_in}; budget per {self.unit.unit}: {self._loss_text(self.budget())}, "
+            f"spent: {self._loss_text(self.spent(1))})"
         )
 
 
@@ -341,7 +359,12 @@ def compositor(
     :param unit: from :func:`edge_unit`, :func:`edge_group_unit`, :func:`edge_content_unit`,
         :func:`person_unit` or :func:`pufferfish_unit`. Its preconditions are checked on
         ``data`` here (see below).
-    :param privacy_loss: ``dp.loss_of(...)``, the loss *per unit* (one person, one edge, ...).
+    :param privacy_loss: ``dp.loss_of(...)``, the loss *per unit* (one person, one edge, ...):
+        ``dp.loss_of(epsilon=ε)``, ``dp.loss_of(rho=ρ)`` (zCDP), ``dp.loss_of(epsilon=ε,
+        delta=δ)`` or ``dp.loss_of(rho=ρ, delta=δ)``, the losses OpenDP's Polars Context takes,
+        with OpenDP's meaning (see *Noise* below). Anything else (a Rényi or smoothed measure, a
+        negative or NaN loss, a δ outside ``[0, 1]`` or with a pure measure) is refused first,
+        ``ValueError`` naming the problem.
     :param split_evenly_over: as in ``dp.Context.compositor``.
     :param split_by_weights: as in ``dp.Context.compositor``.
     :param margins: ``dp.polars.Margin`` descriptors (public facts about groups). A margin with
@@ -378,6 +401,21 @@ def compositor(
     these checks are the only ones; what OpenDP *does* enforce at release is the row bound of
     an identifier unit (a query must ``truncate_per_group`` before it aggregates).
 
+    **Noise** (OpenDP's Polars Context, unchanged: ``opendp.extras.polars``). ``dp.len()``,
+    ``.dp.sum(...)``, ``.dp.mean(...)`` and ``.dp.noise()`` add the noise of the context's
+    measure: Laplace under ``epsilon`` and ``(epsilon, delta)``, Gaussian under ``rho`` and
+    ``(rho, delta)`` (its ℓ2 sensitivity: a person's ``2·D`` rows in one group cost
+    ``(2·D)²/(2σ²)``). The δ of an approximate loss pays for what OpenDP releases with a
+    threshold (the keys of a group-by without public keys), not for a conversion: unlike a
+    ``.gaussian()`` query of :func:`~opendp_graph.context`, a Polars plan under ``(ε, δ)`` is
+    **not** released through zCDP, and gets Laplace noise (OpenDP 0.16's ``.dp.gaussian()`` is
+    a deprecated alias of ``.dp.noise()``, Laplace there too). For Gaussian noise give ``rho``
+    (or ``(rho, delta)`` with thresholds); a ρ-zCDP release is also ``(ρ + 2√(ρ·ln(1/δ)), δ)``-DP
+    for every δ (Bun & Steinke 2016, Proposition 1.3; OpenDP's ``make_zCDP_to_approxDP`` is
+    tighter). :meth:`UnitContext.spent` and :meth:`UnitContext.accounting` report in the
+    context's measure; ``query.summarize(alpha=...)`` or ``dpg.summarize(query)`` give each
+    column's noise and accuracy.
+
     >>> import polars as pl, opendp.prelude as dp, opendp_graph as dpg
     >>> log = pl.DataFrame({"sender": [1, 1, 2], "recipient": [2, 3, 3], "dept": ["a", "a", "b"]})
     >>> ctx = dpg.polars.compositor(log, dpg.polars.person_unit("sender", "recipient", max_messages=2),
@@ -385,6 +423,18 @@ def compositor(
     >>> counts = ctx.query().select(dp.len(signed=False)).release().collect()
     >>> ctx.budget(), ctx.spent(1), ctx.spent(3)
     (1.0, 0.5, 1.5)
+
+    Under zCDP (``rho``), the same count gets Gaussian noise; one person moves it by at most
+    ``2·2 = 4`` rows, so ``ρ = 0.25`` per query needs ``σ = 4/√0.5``:
+
+    >>> ctx = dpg.polars.compositor(log, dpg.polars.person_unit("sender", "recipient", max_messages=2),
+    ...                             dp.loss_of(rho=0.5), split_evenly_over=2)
+    >>> query = ctx.query().select(dp.len(signed=False))
+    >>> query.summarize(alpha=0.05).select("distribution", "scale").rows()
+    [('Integer Gaussian', 5.656854249492381)]
+    >>> counts = query.release().collect()
+    >>> round(ctx.spent(1), 9), ctx.remaining_privacy_loss()
+    (0.25, [0.25])
     """
     import polars as pl
 
@@ -392,6 +442,7 @@ def compositor(
     if not isinstance(unit, PrivacyUnit):
         raise TypeError(f"unit must be a PrivacyUnit (e.g. dpg.polars.person_unit(...)), got {type(unit).__name__}")
     unit.validate()  # again: a frozen unit's fields change only by object.__setattr__, but cheaply sure
+    check_privacy_loss(privacy_loss)  # public: one of the losses OpenDP's Polars Context composes
     lazy = _as_lazy(data, "data")
     if split_evenly_over is not None:
         positive_integer("split_evenly_over", split_evenly_over)

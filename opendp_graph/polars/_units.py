@@ -716,7 +716,14 @@ def pufferfish_unit(
     therefore satisfies ``Pr[m(T(G)) ∈ S] ≤ e^ε Pr[m(T(G')) ∈ S]`` for every coupled pair
     ``(G, G')``, and averaging over the coupling gives ε-Pufferfish privacy for the attackers
     ``Θ_M`` of the model (the argument of :mod:`opendp_graph.pufferfish.metric`, including its
-    composition within one model). The table must hold each (edge, label) at most once: with
+    composition within one model). The averaging holds for every loss
+    :func:`~opendp_graph.polars.compositor` takes, so the unit's guarantee is stated in the
+    context's measure: ``(ε, δ)`` (``Pr[M ∈ S | s⁰] = Σ γ Pr[m(T(G)) ∈ S] ≤ Σ γ (e^ε Pr[m(T(G')) ∈ S] + δ)``);
+    ρ-zCDP, since for every order ``α > 1`` the quantity ``exp((α − 1)·D_α(P‖Q)) = Σ p^α q^{1−α}`` is
+    jointly convex in ``(P, Q)`` (the perspective of the convex ``t ↦ t^α``), so the two mixtures
+    over the coupling are within ``D_α ≤ ρα`` when every coupled pair is; and ``(ρ, δ)`` in its
+    decomposition form (each pair's outputs ``(1 − δ)·P′ + δ·P″`` and ``(1 − δ)·Q′ + δ·Q″`` with
+    ``D_α(P′‖Q′) ≤ ρα``), whose parts mix with the same weights. The table must hold each (edge, label) at most once: with
     duplicates one flip would move several rows. The count of one label moves by ``|d| ≤ W``
     while ``F`` rows change, so OpenDP's row bound ``F`` equals Song et al.'s ``W`` when the
     model's quantile gaps are at least 1 and exceeds it otherwise. If the model was fitted on the

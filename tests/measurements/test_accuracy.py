@@ -480,3 +480,14 @@ def test_accuracy_names_the_projection_bias_after_a_projection():
     assert acc.not_included is not None and "projection drops" in acc.not_included and "not included" in str(acc)
     plain = (dpg.graph_domain(), dpg.edge_distance()) >> dpg.then_edge_count() >> dp.m.then_laplace(scale=2.0)
     assert dpg.accuracy(plain).not_included is None
+
+
+def test_tiny_discrete_laplace_scale_has_half_width_zero():
+    """OpenDP 0.16's discrete_laplacian_scale_to_accuracy returns -inf at tiny scales; the
+    half-width is then the exact least h with Pr[|Z| > h] ≤ alpha (0: the noise is almost never non-zero)."""
+    from opendp_graph.measurements.accuracy import noise_accuracy
+
+    assert noise_accuracy("discrete_laplace", 0.001, 0.05, mechanism="make_laplace").half_width == 0
+    q = math.exp(-1 / 0.3)
+    h = noise_accuracy("discrete_laplace", 0.3, 1e-9, mechanism="make_laplace").half_width
+    assert 2 * q ** (h + 1) / (1 + q) <= 1e-9 < 2 * q ** h / (1 + q)
