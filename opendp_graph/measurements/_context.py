@@ -20,6 +20,7 @@ _GRAPH_QUERIES = (
     "edge_count",
     "degree_histogram",
     "cumulative_degree_histogram",
+    "degree_tail_counts",
     "triangle_count",
     "label_counts",
     "label_count_map",

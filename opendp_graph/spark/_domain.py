@@ -18,6 +18,8 @@ SPARK_QUERIES = frozenset(
         "edge_count",
         "degree_histogram",
         "cumulative_degree_histogram",
+        "degree_histogram_l2",  # the same aggregates, bounded in ℓ2 (issue 30)
+        "cumulative_degree_histogram_l2",
         "label_counts",
         "label_count_map",
         "label_counts_monotonic",

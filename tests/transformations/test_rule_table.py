@@ -16,6 +16,7 @@ import pytest
 import opendp_graph as dpg
 from opendp_graph.core.metrics import MetricDescriptor
 from opendp_graph.transformations import rules
+from opendp_graph.transformations.degrees import CUMULATIVE_DEGREE_HISTOGRAM_L2, DEGREE_HISTOGRAM_L2, DEGREE_TAIL_COUNTS_L2
 from opendp_graph.transformations.labels import LABEL_COUNTS_LINF, LABEL_COUNTS_MONOTONIC, LabelContribution
 
 dp.enable_features("contrib", "honest-but-curious")
@@ -40,6 +41,7 @@ NOT_QUERIES = {
     "make_candidate_top_k": "a measurement composed of make_label_count_map and make_label_counts",
     "make_private_degree_distribution": "a measurement composed of the degree queries",
     "make_laplace_threshold": "a measurement on a count map, not on a graph",
+    "make_gaussian_threshold": "a measurement on a count map, not on a graph",
     "make_graph_transformation": "the helper every query is built with",
     # queries on a message log (dpg.polars.message_log_domain), not on a graph: one metric each
     # (person_log_distance, both relations), whose rule is proved in the constructor's docstring
@@ -57,6 +59,12 @@ NOT_QUERIES = {
 LABEL_COUNT_VARIANTS = {
     LABEL_COUNTS_LINF: dp.linf_distance(T=dp.i64),
     LABEL_COUNTS_MONOTONIC: dp.linf_distance(T=dp.i64, monotonic=True),
+}
+# the ℓ2 variants of the degree queries (own rules, not derived), selected by dp.l2_distance(T=dp.f64)
+DEGREE_L2_VARIANTS = {
+    DEGREE_HISTOGRAM_L2: dpg.make_degree_histogram,
+    CUMULATIVE_DEGREE_HISTOGRAM_L2: dpg.make_cumulative_degree_histogram,
+    DEGREE_TAIL_COUNTS_L2: dpg.make_degree_tail_counts,
 }
 DOMAIN = dpg.graph_domain(num_nodes=4, max_degree=3, labeled=True)
 
@@ -153,6 +161,20 @@ def test_label_count_variants_have_their_rows(key, metric_name):
     rows = [r for r in rules.table(dpg.make_label_counts) if r.variant == key.variant and r.metric_type is descriptor_type]
     outcome = _outcome(dpg.make_label_counts, metric, **QUERIES[dpg.make_label_counts], output_metric=LABEL_COUNT_VARIANTS[key])
     assert (outcome != "no rule") == bool(rows), (key, metric_name, outcome)
+
+
+@pytest.mark.parametrize("key", list(DEGREE_L2_VARIANTS), ids=str)
+@pytest.mark.parametrize("metric_name", list(METRICS))
+def test_degree_l2_variants_have_their_rows(key, metric_name):
+    make = DEGREE_L2_VARIANTS[key]
+    descriptor_type = type(METRICS[metric_name].descriptor)
+    rows = [r for r in rules.table(make) if r.variant == key.variant and r.metric_type is descriptor_type]
+    assert all(r.via is None for r in rows)  # proved rules of their own, not derived
+    outcome = _outcome(make, METRICS[metric_name], **QUERIES[make], output_metric=dp.l2_distance(T=dp.f64))
+    assert (outcome != "no rule") == bool(rows), (key, metric_name, outcome)
+    # every ℓ2 row has an L1 (L∞) row of the same module: the ℓ2 rules cover the module's notions
+    if rows:
+        assert any(r.variant is None and r.metric_type is descriptor_type and r.module == rows[0].module for r in rules.table(make))
 
 
 def test_a_derived_variant_lists_its_sources_rules():
