@@ -54,6 +54,60 @@ under the model, not noise randomness: for a person whose e-mail subjects are re
 chance, as the model sees it, that their neighbourhood is one of the rare configurations for
 which the noise was not scaled.
 
+**Rényi Pufferfish (zCDP).** A Gaussian release ``space >> then_label_counts(c, V,
+output_metric=dp.l2_distance(T=dp.f64)) >> dp.m.then_gaussian(scale=σ)`` (OpenDP adds discrete
+Gaussian noise to the integer counts; one coupled flip moves one count by at most ``max(W, 1)``,
+the queries applying no cap here: *Contribution bound* below) has the zCDP map ``ρ =
+meas.map(1) = max(W, 1)²/(2σ²)``, and for every secret pair ``(s⁰ᵢₐ, s¹ᵢₐ)``, every attacker
+``θ ∈ Θ_M`` and every order ``α > 1``, ``D_α(θ(M | s⁰ᵢₐ) ‖ θ(M | s¹ᵢₐ)) ≤ α·ρ``, and
+symmetrically: Rényi Pufferfish privacy at every order (Pierquin, Bellet, Tommasi & Boussard
+2024, arXiv 2312.13985, whose General Wasserstein Mechanism this is, with Gaussian noise and the
+``W∞`` shift). Proof: with the coupling ``γ`` above, ``θ(M | s⁰) = Σ γ(G, G') law(M(G))`` and
+``θ(M | s¹) = Σ γ(G, G') law(M(G'))`` are mixtures, with the same weights, over pairs at
+distance ``≤ 1``, for each of which ``meas.check(1, ρ)`` certifies ``D_α(law(M(G)) ‖
+law(M(G'))) ≤ α·ρ``; Rényi divergence is jointly quasi-convex (van Erven & Harremoës 2014,
+*Rényi divergence and Kullback–Leibler divergence*, Theorem 13), so the mixtures diverge no more
+than the worst coupled pair. *Composition*: ``γ`` couples whole labellings and does not depend
+on the query, so the same step applies to the joint output of several releases under this
+metric (adaptive ones included): ``dp.c.make_composition`` adds their ρ, and the sum holds for
+Pufferfish. Bai, He, Gu, Kifer & Maeng (arXiv 2602.02718) show that Pufferfish mechanisms do not
+compose in general and that linear composition needs added DP-style inequalities; here they are
+OpenDP's, on the pairs of a coupling that does not depend on the query (not one built from a
+single query's output laws: *Composition* above). :func:`opendp_graph.verify.exact_renyi_divergence`
+computes these divergences exactly on small structures for the Binomial, Global, Conditional and
+baseline models (``tests/pufferfish/test_renyi_pufferfish.py``: every secret pair, ``α`` from
+1.5 to 64, single and composed releases).
+
+*To (ε, δ).* ``dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(meas), δ)`` converts the map at
+``d_in = 1``, a statement about pairs at distance ``≤ 1``, so the coupling step above carries the
+``(ε, δ)`` to Pufferfish as for any ``(ε, δ)`` measurement. *Under the δ-relaxed metric*
+(``pufferfish_distance(model, delta=δ_c)``) the coupling fails with probability ``δ_c``, which no
+bound on ``D_α`` absorbs: convert first, then wrap,
+``make_pufferfish_approximate(dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(meas), δ_M))``, an
+``(ε, δ_M + δ_c)`` release. The wrapper refuses the zCDP measurement itself (its measure must be
+``max_divergence`` or ``approximate(max_divergence)``), which refuses to run unwrapped.
+
+>>> import opendp.prelude as dp, opendp_graph as dpg
+>>> dp.enable_features("contrib", "honest-but-curious")
+>>> model = dpg.pufferfish.BinomialModel(p0=0.01, p1=0.3, neighbour_counts=range(20))
+>>> space = dpg.graph_domain(labeled=True), dpg.pufferfish_distance(model)
+>>> l2 = dp.l2_distance(T=dp.f64)
+>>> counts = space >> dpg.then_label_counts(3, ["gas", "power", "price"], output_metric=l2)
+>>> release = counts >> dp.m.then_gaussian(scale=13.0)
+>>> counts.map(1), release.map(1)  # ℓ2 = max(W, 1) = 13, ρ = 13²/(2·13²)
+(13.0, 0.5)
+>>> dp.c.make_composition([release, release]).map(1)  # two releases under the same model
+1.0
+>>> dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(release), 1e-7).map(1)[1]
+1e-07
+>>> relaxed = dpg.graph_domain(labeled=True), dpg.pufferfish_distance(model, delta=1e-6)
+>>> gaussian = relaxed >> dpg.then_label_counts(3, ["gas", "power", "price"], output_metric=l2)
+>>> gaussian = gaussian >> dp.m.then_gaussian(scale=12.0)
+>>> approximate = dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(gaussian), 1e-7)
+>>> wrapped = dpg.pufferfish.make_pufferfish_approximate(approximate)
+>>> gaussian.map(1), wrapped.map(1)[1]  # W_δ = 12: ρ = 0.5; δ = δ_M + δ_c
+(0.5, 1.1e-06)
+
 **Coverage.** The coupling exists for the secrets the model describes, so every query under
 this metric refuses a graph with ``not model.covers(graph)`` before it reads the labels (a
 ``ValueError`` in the query, which OpenDP re-raises as an ``OpenDPException``). The structure is

@@ -9,7 +9,13 @@ Use ``dpg.verify.<name>`` (nothing is lifted to the top level):
   threshold attack against any mechanism, with a seeded sampler of inputs per hypothesis;
 * :func:`exact_epsilon` — the exact privacy loss of a Laplace-noised query for edge secrets (or
   any pair of input distributions) on a finite, enumerated distribution of graphs;
-* :class:`GraphDistribution` — an enumerated distribution over all graphs on a few nodes.
+* :class:`GraphDistribution` — an enumerated distribution over all graphs on a few nodes;
+* :func:`exact_renyi_divergence` — upper bounds, tight to rounding, on the Rényi divergences
+  ``D_α`` of a discrete Gaussian release between the two secrets of every pair of a small
+  labelled structure, for every attacker of a correlation model's class (the zCDP-style Rényi
+  Pufferfish guarantee ``D_α ≤ α·ρ`` of :mod:`opendp_graph.pufferfish.metric`), with
+  :func:`secret_laws` (the model's conditional laws of the labellings) and
+  :func:`discrete_gaussian_renyi` (two mixtures of discrete Gaussians).
 
 ``dpg.audit`` and ``opendp_graph.testing`` are the deprecated names of this package and of
 :mod:`.testing`.
@@ -18,6 +24,7 @@ Use ``dpg.verify.<name>`` (nothing is lifted to the top level):
 from . import testing
 from ._empirical import EmpiricalEpsilon, clopper_pearson, empirical_epsilon
 from ._exact import ExactEpsilon, GraphDistribution, exact_epsilon, laplace_privacy_loss
+from ._renyi import ExactRenyi, SecretLaws, discrete_gaussian_renyi, exact_renyi_divergence, secret_laws
 
 __all__ = [
     "EmpiricalEpsilon",
@@ -27,4 +34,9 @@ __all__ = [
     "GraphDistribution",
     "exact_epsilon",
     "laplace_privacy_loss",
+    "ExactRenyi",
+    "SecretLaws",
+    "discrete_gaussian_renyi",
+    "exact_renyi_divergence",
+    "secret_laws",
 ]
