@@ -480,11 +480,12 @@ def attach_choice_accuracy(
     ``noise`` (OpenDP's Laplace) added when it is picked; ``bias`` says what that noise leaves out
     and where the release states it. Returns ``measurement``."""
     choices = tuple((float(candidate), float(scale)) for candidate, scale in scales)
+    mechanism = "make_gaussian" if noise.endswith("gaussian") else "make_laplace"
 
     def describe(alpha: float) -> ChoiceAccuracy:
         return ChoiceAccuracy(
             parameter=parameter,
-            choices=tuple((c, noise_accuracy(noise, scale, alpha, mechanism="make_laplace")) for c, scale in choices),
+            choices=tuple((c, noise_accuracy(noise, scale, alpha, mechanism=mechanism)) for c, scale in choices),
             bias=bias,
         )
 

@@ -22,6 +22,10 @@ its post-processing, as one OpenDP measurement.
 Under :func:`~opendp_graph.node_insertion_distance` (unbounded node DP) the release's
 sensitivity is ``θ + 1`` (Day, Li & Lyu, SIGMOD 2016, §4); under
 :func:`~opendp_graph.node_distance` (rewiring) it is ``2θ``.
+
+With ``rho=`` instead of ``epsilon`` both parts are zCDP: OpenDP's Gaussian on the ℓ2 form of
+the cumulative histogram (its rule in :mod:`opendp_graph.transformations.degrees`) and OpenDP's
+noisy max under ``zero_concentrated_divergence``, composed in ρ by the same compositor.
 """
 
 from __future__ import annotations
@@ -227,18 +231,24 @@ class DegreeDistributionRelease:
     (:func:`fit_degree_histogram`) it extends above ``θ`` (the capped nodes spread over a
     fitted tail); with ``postprocess="isotonic"`` it has ``θ + 1`` entries, the last counting
     the nodes whose degree *after the projection* is ``θ``. ``noisy_cumulative``: the raw noisy
-    ``θ``-cumulative histogram. ``noise_scale``: the Laplace scale at this ``θ`` (public), from
-    which ``expected_noise_l1`` = ``(θ + 1) · noise_scale``, the expected L1 size of the raw
-    noise (post-processing shrinks it on real histograms: see :func:`degree_distribution_noise`)."""
+    ``θ``-cumulative histogram. ``noise_scale``: the Laplace scale (the Gaussian's σ under zCDP)
+    at this ``θ`` (public), from which ``expected_noise_l1`` (``(θ + 1) · noise_scale`` for the
+    Laplace), the expected L1 size of the raw noise (post-processing shrinks it on real histograms: see :func:`degree_distribution_noise`)."""
 
     theta: int
     histogram: np.ndarray
     noisy_cumulative: np.ndarray
     noise_scale: float
+    noise: str = "discrete_laplace"
+    """OpenDP's noise law: ``"discrete_laplace"`` (``noise_scale`` its scale) or, for a zCDP
+    release (``rho=``), ``"discrete_gaussian"`` (``noise_scale`` its σ)."""
 
     @property
     def expected_noise_l1(self) -> float:
-        return (self.theta + 1) * self.noise_scale
+        """``(θ + 1)`` times the expected absolute noise of one entry: the Laplace scale, or
+        ``σ·√(2/π)`` for the Gaussian."""
+        per_entry = self.noise_scale if self.noise.endswith("laplace") else self.noise_scale * math.sqrt(2 / math.pi)
+        return (self.theta + 1) * per_entry
 
     @property
     def at_bound(self) -> float:
@@ -260,17 +270,22 @@ def _candidates(values: Any) -> list[int]:
     return sorted(set(out))
 
 
-def _release_chain(input_domain: dp.Domain, input_metric: dp.Metric, theta: int) -> dp.Transformation:
-    """The release before its noise: the ``θ``-cumulative histogram of the projection to ``θ``."""
-    return make_degree_projection(input_domain, input_metric, theta) >> then_cumulative_degree_histogram(max_degree=theta)
+def _release_chain(input_domain: dp.Domain, input_metric: dp.Metric, theta: int, l2: bool = False) -> dp.Transformation:
+    """The release before its noise: the ``θ``-cumulative histogram of the projection to ``θ``
+    (bounded in ℓ2 for the Gaussian)."""
+    metric = dp.l2_distance(T=dp.f64) if l2 else None
+    return make_degree_projection(input_domain, input_metric, theta) >> then_cumulative_degree_histogram(
+        max_degree=theta, output_metric=metric
+    )
 
 
 def make_private_degree_distribution(
     input_domain: dp.Domain,
     input_metric: dp.Metric,
-    epsilon: float,
+    epsilon: float | None,
     candidates,
     *,
+    rho: float | None = None,
     selection_share: float = 0.1,
     scoring_bound: int | None = None,
     num_nodes: int | None = None,
@@ -284,7 +299,14 @@ def make_private_degree_distribution(
     :param input_domain: a :func:`~opendp_graph.graph_domain`.
     :param input_metric: :func:`~opendp_graph.node_insertion_distance` (add/remove a node),
         :func:`~opendp_graph.node_distance` (rewire a node), or any metric the projection supports.
-    :param epsilon: the whole budget (selection and release).
+    :param epsilon: the whole budget (selection and release), pure ε; ``None`` with ``rho``.
+    :param rho: instead of ``epsilon``, a zCDP budget: the release is then OpenDP's Gaussian on
+        the ℓ2 form of the cumulative histogram (``then_cumulative_degree_histogram(...,
+        output_metric=dp.l2_distance(T=dp.f64))``), the selection OpenDP's noisy max under
+        ``zero_concentrated_divergence``, composed by OpenDP's adaptive compositor in ρ; convert
+        with ``dp.c.make_zCDP_to_approxDP``. Under node insertion the cumulative histogram's
+        ℓ2 sensitivity is close to its L1 one (one inserted node can raise ``θ`` partners into one
+        bin), so the Gaussian pays off mainly when this release is composed with others.
     :param candidates: public projection bounds to choose from (positive integers; one
         candidate skips the selection and spends all of ``ε`` on the release). When the domain
         promises ``max_degree = D``, candidates above ``D`` become ``D`` (the projection is then
@@ -327,11 +349,18 @@ def make_private_degree_distribution(
     ...     dpg.graph_domain(), dpg.node_insertion_distance(), epsilon=1.0, candidates=[4, 8, 16])
     >>> round(meas.map(1), 6) <= 1.0
     True
+    >>> zcdp = dpg.make_private_degree_distribution(
+    ...     dpg.graph_domain(), dpg.node_insertion_distance(), None, candidates=[4, 8, 16], rho=0.5)
+    >>> zcdp.output_measure, zcdp.map(1) <= 0.5
+    (ZeroConcentratedDivergence, True)
     """
     dp.assert_features("contrib", "honest-but-curious")
     descriptor = graph_domain_descriptor(input_domain)
     metric_descriptor(input_metric)
-    epsilon = positive_finite("epsilon", epsilon)
+    if (epsilon is None) == (rho is None):
+        raise ValueError("give exactly one budget: epsilon (pure ε-DP) or rho= (zCDP)")
+    gaussian = rho is not None
+    budget = positive_finite("rho" if gaussian else "epsilon", rho if gaussian else epsilon)
     thetas = _candidates(candidates)
     promised = descriptor.max_degree
     if promised is not None and promised >= 1:
@@ -351,11 +380,12 @@ def make_private_degree_distribution(
     return choose_bound_and_release(
         input_domain,
         input_metric,
-        epsilon,
+        budget,
         thetas,
         selection_share=share,
         d_in=d_in,
-        release_chain=lambda theta: _release_chain(input_domain, input_metric, theta),
+        gaussian=gaussian,
+        release_chain=lambda theta: _release_chain(input_domain, input_metric, theta, l2=gaussian),
         tail_counts=lambda: make_degree_projection(input_domain, input_metric, bound) >> then_degree_tail_counts(thetas),
         num_nodes=num_nodes,
         postprocess=postprocess,
@@ -393,15 +423,22 @@ def choose_bound_and_release(
     postprocess: str,
     what: str,
     bias: str,
+    gaussian: bool = False,
 ) -> dp.Measurement:
     """The two parts of :func:`make_private_degree_distribution` for any bounded histogram:
-    ``release_chain(θ)`` is the stable ``θ``-cumulative histogram at bound ``θ`` (an L1 space),
-    ``tail_counts()`` the counts above each candidate at the larger scoring bound (an L∞ space);
-    the selection, calibration, composition and post-processing are the module docstring's.
+    ``release_chain(θ)`` is the stable ``θ``-cumulative histogram at bound ``θ`` (an L1 space;
+    ℓ2 with ``gaussian=True``), ``tail_counts()`` the counts above each candidate at the larger
+    scoring bound (an L∞ space); the selection, calibration, composition and post-processing are
+    the module docstring's. ``epsilon`` is the whole budget in the measure: ε, or ρ with
+    ``gaussian=True`` (OpenDP's Gaussian and noisy max under ``zero_concentrated_divergence``).
     (:func:`opendp_graph.polars.make_private_message_count_histogram` is the other user.)"""
     share = selection_share
     selecting = len(thetas) > 1
     eps_release = epsilon * (1 - share) if selecting else epsilon
+    measure = dp.zero_concentrated_divergence() if gaussian else dp.max_divergence()
+    then_noise = dp.m.then_gaussian if gaussian else dp.m.then_laplace
+    # the expected absolute value of one entry's noise: the Laplace scale, or σ·√(2/π)
+    per_entry = math.sqrt(2 / math.pi) if gaussian else 1.0
 
     releases = {}
     for theta in thetas:
@@ -411,15 +448,15 @@ def choose_bound_and_release(
                 f"the {what} does not change under {input_metric} (the structure is public): it needs no noise"
             )
         try:
-            scale = dp.binary_search_param(lambda s, c=chain: c >> dp.m.then_laplace(scale=s), d_in=d_in, d_out=eps_release)
-        except Exception as error:  # OpenDP's search fails when no finite scale reaches so small an ε
-            raise ValueError(f"no Laplace scale reaches ε = {eps_release!r} for θ = {theta}: {error}") from error
-        releases[theta] = (chain >> dp.m.then_laplace(scale=scale), scale)
+            scale = dp.binary_search_param(lambda s, c=chain: c >> then_noise(scale=s), d_in=d_in, d_out=eps_release)
+        except Exception as error:  # OpenDP's search fails when no finite scale reaches so small a budget
+            raise ValueError(f"no noise scale reaches {eps_release!r} ({measure}) for θ = {theta}: {error}") from error
+        releases[theta] = (chain >> then_noise(scale=scale), scale)
     d_mids = [max(m.map(d_in) for m, _ in releases.values())]
 
     selector = None
     if selecting:
-        noise_l1 = [(t + 1) * releases[t][1] for t in thetas]
+        noise_l1 = [(t + 1) * releases[t][1] * per_entry for t in thetas]
         tails = tail_counts()
         space = dp.vector_domain(dp.atom_domain(T=dp.i64), size=len(thetas)), dp.linf_distance(T=dp.i64)
         # score = −(2·A + N), N public: an affine map with L∞ stability 2
@@ -433,37 +470,40 @@ def choose_bound_and_release(
             raise ValueError("selection_share leaves no budget for the selection after rounding; raise it")
         try:
             s_scale = dp.binary_search_param(
-                lambda s: scores >> dp.m.then_noisy_max(dp.max_divergence(), scale=s), d_in=d_in, d_out=eps_select
+                lambda s: scores >> dp.m.then_noisy_max(measure, scale=s), d_in=d_in, d_out=eps_select
             )
         except Exception as error:
-            raise ValueError(f"no noisy-max scale reaches the selection's ε = {eps_select!r}: {error}") from error
-        selector = scores >> dp.m.then_noisy_max(dp.max_divergence(), scale=s_scale)
+            raise ValueError(f"no noisy-max scale reaches the selection's budget {eps_select!r}: {error}") from error
+        selector = scores >> dp.m.then_noisy_max(measure, scale=s_scale)
         d_mids = [selector.map(d_in), *d_mids]
 
     if sum(d_mids) > epsilon:
-        raise ValueError(f"the parts' budgets {d_mids} exceed ε = {epsilon!r} after rounding; raise ε or change selection_share")
-    composition = dp.c.make_adaptive_composition(input_domain, input_metric, dp.max_divergence(), d_in=d_in, d_mids=d_mids)
+        raise ValueError(f"the parts' budgets {d_mids} exceed {epsilon!r} after rounding; raise it or change selection_share")
+    composition = dp.c.make_adaptive_composition(input_domain, input_metric, measure, d_in=d_in, d_mids=d_mids)
 
     def run(queryable) -> DegreeDistributionRelease:
         theta = thetas[int(queryable(selector))] if selector is not None else thetas[0]
         meas, scale = releases[theta]
         noisy = np.asarray(queryable(meas), dtype=np.float64)
+        # the fit weighs by a Laplace scale; a Gaussian of σ has the standard deviation of a Laplace of σ/√2
+        fit_scale = scale / math.sqrt(2) if gaussian else scale
         return DegreeDistributionRelease(
             theta=theta,
             histogram=(
-                fit_degree_histogram(noisy, scale, num_nodes=num_nodes)
+                fit_degree_histogram(noisy, fit_scale, num_nodes=num_nodes)
                 if postprocess == "fit"
                 else histogram_from_cumulative(noisy, num_nodes=num_nodes)
             ),
             noisy_cumulative=noisy,
             noise_scale=float(scale),
+            noise="discrete_gaussian" if gaussian else "discrete_laplace",
         )
 
     measurement = composition >> dp.new_function(run, TO="ExtrinsicObject")
     return attach_choice_accuracy(
         measurement,
         "θ",
-        "discrete_laplace",
+        "discrete_gaussian" if gaussian else "discrete_laplace",
         [(theta, releases[theta][1]) for theta in thetas],
         bias=bias,
     )

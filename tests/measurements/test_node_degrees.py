@@ -223,3 +223,37 @@ def test_node_level_benchmark_measures_the_issue_error():
     rows = evaluate(g, [4, 8], runs=2)
     assert [r["notion"] for r in rows] == ["add/remove a node", "rewire a node"]
     assert all(0 <= r["q1"] <= r["median"] <= r["q3"] for r in rows)
+
+
+class TestZCDPDegreeDistribution:
+    """make_private_degree_distribution(rho=...): OpenDP's Gaussian on the ℓ2 cumulative histogram
+    and noisy max under zCDP, composed in ρ."""
+
+    def test_map_scales_and_accuracy(self):
+        import networkx as nx
+
+        space = dpg.graph_domain(), dpg.node_insertion_distance()
+        meas = dpg.make_private_degree_distribution(*space, None, [8, 16], rho=0.5)
+        assert meas.output_measure == dp.zero_concentrated_divergence() and meas.map(1) <= 0.5
+        acc = dpg.accuracy(meas)
+        assert {a.noise for _, a in acc.choices} == {"discrete_gaussian"}
+        for theta, a in acc.choices:  # each candidate's σ is OpenDP's calibration of its ℓ2 chain at 0.9·ρ
+            chain = dpg.make_degree_projection(*space, int(theta)) >> dpg.then_cumulative_degree_histogram(
+                max_degree=int(theta), output_metric=dp.l2_distance(T=dp.f64))
+            assert (chain >> dp.m.then_gaussian(scale=a.scale)).map(1) <= 0.45 * (1 + 1e-9)
+            assert (chain >> dp.m.then_gaussian(scale=a.scale * (1 - 1e-6))).map(1) > 0.45
+        g = dpg.Graph.from_networkx(nx.barabasi_albert_graph(500, 3, seed=3))
+        release = meas(g)
+        assert release.noise == "discrete_gaussian" and release.theta in (8, 16)
+        assert release.expected_noise_l1 == pytest.approx((release.theta + 1) * release.noise_scale * (2 / np.pi) ** 0.5)
+        curve = dp.c.make_zCDP_to_approxDP(meas).map(1)
+        assert 0 < curve.epsilon(1e-6) < 10
+
+    def test_one_budget_exactly(self):
+        space = dpg.graph_domain(), dpg.node_insertion_distance()
+        with pytest.raises(ValueError, match="exactly one budget"):
+            dpg.make_private_degree_distribution(*space, 1.0, [8], rho=0.5)
+        with pytest.raises(ValueError, match="exactly one budget"):
+            dpg.make_private_degree_distribution(*space, None, [8])
+        with pytest.raises(ValueError):
+            dpg.make_private_degree_distribution(*space, None, [8], rho=-1.0)
