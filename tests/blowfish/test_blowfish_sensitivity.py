@@ -391,3 +391,30 @@ def test_boundary_checks_of_measurements():
             assert eps == pytest.approx(sensitivity / scale)  # OpenDP rounds the division up
             assert meas.check(1, eps) and not meas.check(1, eps - 1e-9)
             assert eps <= meas.map(2) <= 2 * eps + 1e-9  # monotone, and at most linear in d
+
+
+# ------------------------------------------------------------------------------- ℓ2 (Gaussian)
+def true_l2(policy, n, query, bins):
+    """Largest ℓ2 change over every one-step neighbour pair."""
+    out = outputs(n, query, bins)
+    idx = np.arange(len(out))
+    best = 0.0
+    for star in stars(policy, n):
+        best = max(best, float(np.sqrt(((out - out[idx ^ star]) ** 2).sum(axis=1).max())))
+    return best
+
+
+@pytest.mark.parametrize("name", list(POLICIES))
+@pytest.mark.parametrize("query", ["degree_histogram", "cumulative_degree_histogram"])
+@pytest.mark.parametrize("n", [4, 5])
+def test_l2_rules_sound(name, query, n):
+    l2 = dp.l2_distance(T=dp.f64)
+    for bins in (1, 2, n - 1):
+        policy = POLICIES[name](None, n)
+        space = dpg.graph_domain(num_nodes=n), dpg.blowfish_distance(policy)
+        then = dpg.then_degree_histogram if query == "degree_histogram" else dpg.then_cumulative_degree_histogram
+        bound = (space >> then(max_degree=bins, output_metric=l2)).map(1)
+        actual = true_l2(policy, n, query, bins)
+        assert actual <= bound + 1e-12, (name, query, bins, actual, bound)
+        if name == "attribute" and query == "degree_histogram":
+            assert actual == pytest.approx(bound)  # an edge between two isolated vertices: 2√2
