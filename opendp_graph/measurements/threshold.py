@@ -32,6 +32,35 @@ def _value_type(input_domain: dp.Domain) -> str:
     return str(args[1])
 
 
+def _one_lower(make, input_domain, input_metric, scale, threshold, k) -> dp.Measurement:
+    """OpenDP's thresholded ``make(...)`` at ``threshold``, its privacy map OpenDP's own at
+    ``threshold − 1`` (the correction both twins share; each docstring proves it for its noise)."""
+    dp.assert_features("contrib", "honest-but-curious")
+    value_type = _value_type(input_domain)
+    if value_type not in OPENDP_INTEGER_TYPES:
+        raise TypeError(
+            f"this correction is derived for integer counts, got values of type {value_type}; "
+            f"use OpenDP's {make.__name__} for float values"
+        )
+    if isinstance(threshold, bool) or not isinstance(threshold, Integral):
+        raise TypeError(f"threshold must be an integer, got {threshold!r}")
+    release = make(input_domain, input_metric, scale=scale, threshold=threshold, k=k)
+    accountant = make(input_domain, input_metric, scale=scale, threshold=threshold - 1, k=k)
+
+    def privacy_map(d_in):
+        linf = d_in[2]
+        if threshold <= linf:
+            raise ValueError(
+                f"threshold ({threshold}) must exceed the ℓ∞ distance ({linf}): a key present on one side only "
+                "would be released with probability at least 1/2"
+            )
+        return accountant.map(d_in)
+
+    return dp.m.make_user_measurement(
+        input_domain, input_metric, release.output_measure, function=release, privacy_map=privacy_map
+    )
+
+
 def make_laplace_threshold(
     input_domain: dp.Domain, input_metric: dp.Metric, scale: float, threshold: int, k: int | None = None
 ) -> dp.Measurement:
@@ -69,30 +98,7 @@ def make_laplace_threshold(
     >>> round(delta / naive.map(1)[1], 4)  # e^{1/scale}
     2.7183
     """
-    dp.assert_features("contrib", "honest-but-curious")
-    value_type = _value_type(input_domain)
-    if value_type not in OPENDP_INTEGER_TYPES:
-        raise TypeError(
-            f"this correction is derived for integer counts, got values of type {value_type}; "
-            "use OpenDP's make_laplace_threshold for float values"
-        )
-    if isinstance(threshold, bool) or not isinstance(threshold, Integral):
-        raise TypeError(f"threshold must be an integer, got {threshold!r}")
-    release = dp.m.make_laplace_threshold(input_domain, input_metric, scale=scale, threshold=threshold, k=k)
-    accountant = dp.m.make_laplace_threshold(input_domain, input_metric, scale=scale, threshold=threshold - 1, k=k)
-
-    def privacy_map(d_in):
-        linf = d_in[2]
-        if threshold <= linf:
-            raise ValueError(
-                f"threshold ({threshold}) must exceed the ℓ∞ distance ({linf}): a key present on one side only "
-                "would be released with probability at least 1/2"
-            )
-        return accountant.map(d_in)
-
-    return dp.m.make_user_measurement(
-        input_domain, input_metric, release.output_measure, function=release, privacy_map=privacy_map
-    )
+    return _one_lower(dp.m.make_laplace_threshold, input_domain, input_metric, scale, threshold, k)
 
 
 then_laplace_threshold = then(make_laplace_threshold)
@@ -129,43 +135,7 @@ def calibrate_laplace_threshold(count_map: dp.Transformation, d_in, epsilon: flo
     >>> eps <= 1.0 and delta <= 1e-6
     True
     """
-    dp.assert_features("contrib", "honest-but-curious")
-    if not isinstance(count_map, dp.Transformation):
-        raise TypeError(f"count_map must be an OpenDP Transformation into a map of counts, got {type(count_map).__name__}")
-    for name, value in (("epsilon", epsilon), ("delta", delta)):
-        if isinstance(value, bool) or not isinstance(value, Real):
-            raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
-    if not 0 < epsilon < math.inf:
-        raise ValueError(f"epsilon must be positive and finite, got {epsilon!r}")
-    if not 0 < delta < 1:
-        raise ValueError(f"delta must be in (0, 1), got {delta!r}")
-    epsilon, delta = float_at_most(epsilon), float_at_most(delta)  # never more than asked
-    _value_type(count_map.output_domain)
-    linf = count_map.map(d_in)[2]
-    lowest = int(linf) + 1  # the map is defined above the ℓ∞ distance
-
-    def chain(scale: float, threshold: int) -> dp.Measurement:
-        return count_map >> then_laplace_threshold(scale=scale, threshold=threshold)
-
-    scale = dp.binary_search(lambda s: chain(s, lowest).map(d_in)[0] <= epsilon, bounds=(0.0, None), T=float)
-    def delta_ok(t: int) -> bool:
-        return chain(scale, t).map(d_in)[1] <= delta
-
-    # the search needs the boundary above its lower bound: at a large ε the lowest threshold may do
-    if delta_ok(lowest):
-        threshold = lowest
-    else:
-        try:
-            threshold = dp.binary_search(delta_ok, bounds=(lowest, None), T=int)
-        except ValueError:  # no threshold reaches it: OpenDP's map has a floor on δ
-            raise ValueError(
-                f"no threshold gives delta <= {delta!r} at scale {scale!r}: OpenDP's map of the thresholded Laplace "
-                "cannot certify a delta this small; ask for a larger delta"
-            ) from None
-    spent = chain(scale, threshold).map(d_in)
-    if not (spent[0] <= epsilon and spent[1] <= delta):  # pragma: no cover - the searches guarantee it
-        raise RuntimeError(f"calibration failed: {spent} exceeds {(epsilon, delta)}")
-    return scale, threshold
+    return _calibrate(then_laplace_threshold, "Laplace", "epsilon", count_map, d_in, epsilon, delta)
 
 
 def make_gaussian_threshold(
@@ -211,30 +181,7 @@ def make_gaussian_threshold(
     >>> round(rho, 4), delta < 1e-6
     (0.0278, True)
     """
-    dp.assert_features("contrib", "honest-but-curious")
-    value_type = _value_type(input_domain)
-    if value_type not in OPENDP_INTEGER_TYPES:
-        raise TypeError(
-            f"this correction is derived for integer counts, got values of type {value_type}; "
-            "use OpenDP's make_gaussian_threshold for float values"
-        )
-    if isinstance(threshold, bool) or not isinstance(threshold, Integral):
-        raise TypeError(f"threshold must be an integer, got {threshold!r}")
-    release = dp.m.make_gaussian_threshold(input_domain, input_metric, scale=scale, threshold=threshold, k=k)
-    accountant = dp.m.make_gaussian_threshold(input_domain, input_metric, scale=scale, threshold=threshold - 1, k=k)
-
-    def privacy_map(d_in):
-        linf = d_in[2]
-        if threshold <= linf:
-            raise ValueError(
-                f"threshold ({threshold}) must exceed the ℓ∞ distance ({linf}): a key present on one side only "
-                "would be released with probability at least 1/2"
-            )
-        return accountant.map(d_in)
-
-    return dp.m.make_user_measurement(
-        input_domain, input_metric, release.output_measure, function=release, privacy_map=privacy_map
-    )
+    return _one_lower(dp.m.make_gaussian_threshold, input_domain, input_metric, scale, threshold, k)
 
 
 then_gaussian_threshold = then(make_gaussian_threshold)
@@ -266,40 +213,48 @@ def calibrate_gaussian_threshold(count_map: dp.Transformation, d_in, rho: float,
     >>> round(scale, 2), threshold
     (22.36, 125)
     """
+    return _calibrate(then_gaussian_threshold, "Gaussian", "rho", count_map, d_in, rho, delta)
+
+
+def _calibrate(then_threshold, noise: str, budget_name: str, count_map, d_in, budget, delta) -> tuple[float, int]:
+    """The calibration both twins share: the smallest scale whose map's first component (ε or ρ,
+    which does not depend on the threshold) meets ``budget``, then the smallest threshold whose δ
+    meets ``delta``, each with OpenDP's ``dp.binary_search``; checked against the map itself."""
     dp.assert_features("contrib", "honest-but-curious")
     if not isinstance(count_map, dp.Transformation):
         raise TypeError(f"count_map must be an OpenDP Transformation into a map of counts, got {type(count_map).__name__}")
-    for name, value in (("rho", rho), ("delta", delta)):
+    for name, value in ((budget_name, budget), ("delta", delta)):
         if isinstance(value, bool) or not isinstance(value, Real):
             raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
-    if not 0 < rho < math.inf:
-        raise ValueError(f"rho must be positive and finite, got {rho!r}")
+    if not 0 < budget < math.inf:
+        raise ValueError(f"{budget_name} must be positive and finite, got {budget!r}")
     if not 0 < delta < 1:
         raise ValueError(f"delta must be in (0, 1), got {delta!r}")
-    rho, delta = float_at_most(rho), float_at_most(delta)
+    budget, delta = float_at_most(budget), float_at_most(delta)  # never more than asked
     _value_type(count_map.output_domain)
     linf = count_map.map(d_in)[2]
-    lowest = int(math.floor(linf)) + 1
+    lowest = int(math.floor(linf)) + 1  # the map is defined above the ℓ∞ distance
 
     def chain(scale: float, threshold: int) -> dp.Measurement:
-        return count_map >> then_gaussian_threshold(scale=scale, threshold=threshold)
+        return count_map >> then_threshold(scale=scale, threshold=threshold)
 
-    scale = dp.binary_search(lambda s: chain(s, lowest).map(d_in)[0] <= rho, bounds=(0.0, None), T=float)
+    scale = dp.binary_search(lambda s: chain(s, lowest).map(d_in)[0] <= budget, bounds=(0.0, None), T=float)
 
     def delta_ok(t: int) -> bool:
         return chain(scale, t).map(d_in)[1] <= delta
 
+    # the search needs the boundary above its lower bound: at a large budget the lowest threshold may do
     if delta_ok(lowest):
         threshold = lowest
     else:
         try:
             threshold = dp.binary_search(delta_ok, bounds=(lowest, None), T=int)
-        except ValueError:
+        except ValueError:  # no threshold reaches it: OpenDP's map has a floor on δ
             raise ValueError(
-                f"no threshold gives delta <= {delta!r} at scale {scale!r}: OpenDP's map of the thresholded Gaussian "
+                f"no threshold gives delta <= {delta!r} at scale {scale!r}: OpenDP's map of the thresholded {noise} "
                 "cannot certify a delta this small; ask for a larger delta"
             ) from None
     spent = chain(scale, threshold).map(d_in)
-    if not (spent[0] <= rho and spent[1] <= delta):  # pragma: no cover - the searches guarantee it
-        raise RuntimeError(f"calibration failed: {spent} exceeds {(rho, delta)}")
+    if not (spent[0] <= budget and spent[1] <= delta):  # pragma: no cover - the searches guarantee it
+        raise RuntimeError(f"calibration failed: {spent} exceeds {(budget, delta)}")
     return scale, threshold
