@@ -112,6 +112,12 @@ class MetricDescriptor:
     ``inf`` when some such change is not a finite distance (the metric does not protect edges),
     ``None`` when unknown. Read by :func:`~opendp_graph.interpret.edge_secret_guarantee`."""
 
+    release_wrapper: str | None = None
+    """The measurement every release under this metric must be wrapped in (its name, e.g. the
+    δ-relaxed Pufferfish metric's ``make_pufferfish_approximate``), or ``None``. Read by
+    :func:`~opendp_graph.context`, which refuses OpenDP's own noise on such a metric when the
+    query is written (the wrapped release goes through ``ctx(measurement)``)."""
+
     missing_rule_hint: ClassVar[str | None] = None
     """What to do instead when a query has no rule under this metric (added to the rule table's
     refusal), or ``None``. Read by :func:`~opendp_graph.transformations.rules.resolve`."""

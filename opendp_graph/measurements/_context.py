@@ -186,6 +186,19 @@ def _refuse_mismatch(query: _GraphQuery, name: str) -> None:
     """Refuse, before OpenDP does (with ``No match for concrete type L1Distance<i64>``, or
     ``Unable to cast measure`` at release), a noise the query or the context cannot take,
     saying what to write instead. Reads public parameters only."""
+    descriptor = getattr(query._context.accountant.input_metric, "descriptor", None)
+    wrapper = getattr(descriptor, "release_wrapper", None)
+    if wrapper is not None and name not in _GRAPH_QUERIES:
+        raise ValueError(
+            f".{name}(): every release under {query._context.accountant.input_metric} must be wrapped by {wrapper} "
+            "(it adds the metric's δ); build the measurement, wrap it, and spend it with ctx(measurement)"
+        )
+    if name == "noise_threshold":
+        raise ValueError(
+            ".noise_threshold() is OpenDP 0.16's, whose privacy map under-reports δ on integer counts; build the "
+            "release with dpg.then_laplace_threshold or dpg.then_gaussian_threshold (calibrated by "
+            "dpg.calibrate_laplace_threshold / dpg.calibrate_gaussian_threshold) and spend it with ctx(measurement)"
+        )
     if name in ("laplace_threshold", "gaussian_threshold"):
         # OpenDP 0.16's maps of these under-report δ on integer counts (dpg.make_laplace_threshold,
         # dpg.make_gaussian_threshold); the corrected ones cannot take OpenDP's names in the Context

@@ -44,6 +44,10 @@ def _one_lower(make, input_domain, input_metric, scale, threshold, k) -> dp.Meas
         )
     if isinstance(threshold, bool) or not isinstance(threshold, Integral):
         raise TypeError(f"threshold must be an integer, got {threshold!r}")
+    if isinstance(scale, bool) or not isinstance(scale, Real):
+        raise TypeError(f"scale must be a real number, got {type(scale).__name__} {scale!r}")
+    if not 0 <= scale < math.inf:
+        raise ValueError(f"scale must be non-negative and finite, got {scale!r}")
     release = make(input_domain, input_metric, scale=scale, threshold=threshold, k=k)
     accountant = make(input_domain, input_metric, scale=scale, threshold=threshold - 1, k=k)
 
@@ -232,7 +236,15 @@ def _calibrate(then_threshold, noise: str, budget_name: str, count_map, d_in, bu
         raise ValueError(f"delta must be in (0, 1), got {delta!r}")
     budget, delta = float_at_most(budget), float_at_most(delta)  # never more than asked
     _value_type(count_map.output_domain)
+    wanted = "L02InfDistance" if noise == "Gaussian" else "L01InfDistance"
+    if not str(count_map.output_metric.type).startswith(wanted):
+        raise TypeError(
+            f"the thresholded {noise} takes a count map under {wanted} (then_label_count_map's output_metric), "
+            f"got {count_map.output_metric}"
+        )
     linf = count_map.map(d_in)[2]
+    if linf == 0:
+        raise ValueError(f"the count map does not change at d_in = {d_in!r}: there is nothing to calibrate")
     lowest = int(math.floor(linf)) + 1  # the map is defined above the ℓ∞ distance
 
     def chain(scale: float, threshold: int) -> dp.Measurement:

@@ -205,6 +205,12 @@ class PufferfishDistance(MetricDescriptor):
     exact Wasserstein mechanism; part of the identifier when positive."""
 
     @property
+    def release_wrapper(self) -> str | None:
+        """``"make_pufferfish_approximate"`` under the δ-relaxed metric (every release pays the
+        coupling's δ through it), else ``None``."""
+        return "opendp_graph.pufferfish.make_pufferfish_approximate" if self.delta > 0 else None
+
+    @property
     def lo(self) -> int:
         """Smallest quantile difference of one coupled flip, ``min(d_min, 1)``."""
         return min(self.d_min, 1)

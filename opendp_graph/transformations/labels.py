@@ -304,7 +304,10 @@ def l2_bound(l0: int, l1: int, linf: int) -> float:
     (7.0710678118654755, 20.0, 0.0)
     """
     exact = min(Fraction(int(l1)) * int(linf), Fraction(int(l0)) * int(linf) ** 2)
-    root = math.sqrt(float(exact))
+    try:
+        root = math.sqrt(float(exact))
+    except OverflowError:  # beyond the float range: no finite bound
+        return math.inf
     while Fraction(root) ** 2 < exact:
         root = math.nextafter(root, math.inf)
     return root

@@ -113,3 +113,15 @@ class TestCalibrateGaussianThreshold:
                 dpg.calibrate_gaussian_threshold(count_map, 1, rho, delta)
         with pytest.raises(TypeError, match="Transformation"):
             dpg.calibrate_gaussian_threshold("not a transformation", 1, 1.0, 1e-6)
+
+
+def test_bad_scale_and_wrong_count_map_are_named():
+    for scale, error in [(-1.0, ValueError), (float("nan"), ValueError), (float("inf"), ValueError), ("1", TypeError)]:
+        with pytest.raises(error, match="scale"):
+            dpg.make_gaussian_threshold(MAP_DOMAIN, MAP_METRIC, scale, 3)
+    l1_map = (dpg.graph_domain(labeled=True), dpg.edge_distance()) >> dpg.then_label_count_map(1)
+    with pytest.raises(TypeError, match="L02InfDistance"):
+        dpg.calibrate_gaussian_threshold(l1_map, 1, 0.5, 1e-6)
+    l2_map = (dpg.graph_domain(labeled=True), dpg.edge_distance()) >> dpg.then_label_count_map(1, output_metric=L02INF)
+    with pytest.raises(ValueError, match="does not change"):
+        dpg.calibrate_gaussian_threshold(l2_map, 0, 0.5, 1e-6)
