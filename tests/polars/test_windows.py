@@ -100,7 +100,9 @@ def test_release_states_its_error_and_the_intervals_cover_the_truth():
         assert r.cap in r.caps and len(r.estimates) == 2 and r.windows[0][0].startswith("2020-01-01")
         assert all(lo <= e <= up for lo, e, up in zip(r.lower, r.estimates, r.upper))
         hits += [lo <= t <= up for lo, t, up in zip(r.lower, truth, r.upper)]
-    assert np.mean(hits) >= 0.9  # stated at ≥ 1 − 2β = 0.8 per window; measured well above
+    # stated at ≥ 1 − 2β = 0.8 per window; measured 0.918 over 2,000 windows. 0.85 over these 200
+    # fails with probability ~2e-4 at the measured rate, and almost surely below the stated 0.8
+    assert np.mean(hits) >= 0.85
 
 
 def test_accuracy_gives_the_noise_of_each_cap():
