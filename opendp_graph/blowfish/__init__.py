@@ -23,6 +23,8 @@ from . import rules  # noqa: F401  (registers the stability rules)
 from .metric import BlowfishDistance, blowfish_distance, changed_pairs
 from .policy import BlowfishPolicy
 from .queries import (
+    STANDARD_DEGREE_HISTOGRAM_L2,
+    VIP_STANDARD_HISTOGRAM_L2,
     make_standard_degree_histogram,
     make_vip_standard_histogram,
     standard_degree_histogram,
@@ -42,6 +44,8 @@ __all__ = [
     "make_vip_standard_histogram",
     "then_vip_standard_histogram",
     "vip_standard_histogram",
+    "STANDARD_DEGREE_HISTOGRAM_L2",
+    "VIP_STANDARD_HISTOGRAM_L2",
 ]
 
 

@@ -21,7 +21,9 @@ from ..core.domains import graph_domain_descriptor
 from ..core.graph import Graph
 from ..core.metrics import metric_descriptor
 from ..transformations import then
-from ..transformations.degrees import check_bins, make_binned
+from ..transformations.degrees import _l2, _wants_l2, check_bins, make_binned
+from ..transformations.labels import l2_bound
+from ..transformations.rules import variant
 from .metric import BlowfishDistance
 from .policy import _people
 
@@ -32,6 +34,8 @@ __all__ = [
     "then_vip_standard_histogram",
     "standard_degree_histogram",
     "vip_standard_histogram",
+    "STANDARD_DEGREE_HISTOGRAM_L2",
+    "VIP_STANDARD_HISTOGRAM_L2",
 ]
 
 
@@ -89,13 +93,19 @@ def _resolve_vip(input_domain: dp.Domain, input_metric: dp.Metric, vip: Any) -> 
 
 
 def make_standard_degree_histogram(
-    input_domain: dp.Domain, input_metric: dp.Metric, max_degree: int | None = None, vip: Iterable[int] | None = None
+    input_domain: dp.Domain,
+    input_metric: dp.Metric,
+    max_degree: int | None = None,
+    vip: Iterable[int] | None = None,
+    output_metric: dp.Metric | None = None,
 ) -> dp.Transformation:
     """Degree histogram of the standard (non-VIP) people, bins ``0..max_degree`` (the last holds
     degrees ``≥ max_degree``), an ``i64`` vector with ``l1_distance`` (Nassar et al., §3.2).
 
     :param max_degree: the last bin; defaults to the domain's ``max_degree``.
     :param vip: the public VIP node indices; defaults to the input policy's.
+    :param output_metric: ``dp.l1_distance(T=dp.i64)`` (default) or ``dp.l2_distance(T=dp.f64)``
+        for OpenDP's Gaussian (``STANDARD_DEGREE_HISTOGRAM_L2``: the L1 bound over ``√2``).
 
     **Stability guarantee**: ``2·d`` under the attribute policy with VIPs (the paper's figure,
     half the complete histogram's 4) and ``4·d`` under edge distance; the general rule and proof
@@ -113,13 +123,15 @@ def make_standard_degree_histogram(
     dp.assert_features("contrib", "honest-but-curious")
     bins = check_bins(max_degree, graph_domain_descriptor(input_domain), "max_degree")
     vip_set = _resolve_vip(input_domain, input_metric, vip)
+    l2 = _wants_l2(output_metric, dp.l1_distance(T=dp.i64), "dp.l1_distance(T=dp.i64)")
     return make_binned(
         input_domain,
         input_metric,
         bins,
-        make_standard_degree_histogram,
+        STANDARD_DEGREE_HISTOGRAM_L2 if l2 else make_standard_degree_histogram,
         lambda g, b: standard_degree_histogram(g, vip_set, b),
         params={"vip": vip_set},
+        output_metric=_l2() if l2 else None,
     )
 
 
@@ -132,6 +144,7 @@ def make_vip_standard_histogram(
     max_count: int | None = None,
     vip: Iterable[int] | None = None,
     side: str = "vip",
+    output_metric: dp.Metric | None = None,
 ) -> dp.Transformation:
     """Histogram of the number of VIP–standard contacts per VIP (``side="vip"``) or per standard
     person (``side="standard"``), bins ``0..max_count``, an ``i64`` vector with ``l1_distance``
@@ -139,6 +152,8 @@ def make_vip_standard_histogram(
 
     :param max_count: the last bin (counts ``≥ max_count``); defaults to the domain's ``max_degree``.
     :param vip: the public VIP node indices; defaults to the input policy's.
+    :param output_metric: ``dp.l1_distance(T=dp.i64)`` (default) or ``dp.l2_distance(T=dp.f64)``
+        (``VIP_STANDARD_HISTOGRAM_L2``: the L1 bound over ``√2``).
     :param side: whose counts are histogrammed.
 
     **Stability guarantee**: ``2·d`` under the attribute policy with VIPs for either side (the
@@ -151,14 +166,43 @@ def make_vip_standard_histogram(
         raise ValueError(f"side must be 'vip' or 'standard', got {side!r}")
     bins = check_bins(max_count, graph_domain_descriptor(input_domain), "max_count")
     vip_set = _resolve_vip(input_domain, input_metric, vip)
+    l2 = _wants_l2(output_metric, dp.l1_distance(T=dp.i64), "dp.l1_distance(T=dp.i64)")
     return make_binned(
         input_domain,
         input_metric,
         bins,
-        make_vip_standard_histogram,
+        VIP_STANDARD_HISTOGRAM_L2 if l2 else make_vip_standard_histogram,
         lambda g, b: vip_standard_histogram(g, vip_set, b, side),
         params={"vip": vip_set, "side": side},
+        output_metric=_l2() if l2 else None,
     )
 
 
 then_vip_standard_histogram = then(make_vip_standard_histogram)
+
+
+def _l2_of_vertex_moves(l1_stability):
+    """ℓ2 from the L1 rule of a histogram over vertices: every L1 rule of these queries is ``2m``
+    for ``m`` vertices (or counts) that can change, each moving one unit out of a bin and into
+    another, so every entry moves by at most ``m = L1/2`` and ``ℓ2² ≤ ℓ∞·ℓ1 = L1²/2``:
+    ``ℓ2 ≤ L1/√2`` (:func:`~opendp_graph.transformations.labels.l2_bound`), tight wherever the
+    L1 rule is and its ``m`` vertices all move between the same two bins (one vertex: ``√2``)."""
+
+    def stability(d_in):
+        l1 = l1_stability(d_in)
+        return l2_bound(l1, l1, l1 // 2)
+
+    return stability
+
+
+STANDARD_DEGREE_HISTOGRAM_L2 = variant(
+    make_standard_degree_histogram, "l2", derived_from=make_standard_degree_histogram, adapt=_l2_of_vertex_moves
+)
+"""The rules of :func:`make_standard_degree_histogram` into ``dp.l2_distance(T=dp.f64)``: its L1
+rules (every notion) divided by ``√2`` (:func:`_l2_of_vertex_moves`)."""
+
+VIP_STANDARD_HISTOGRAM_L2 = variant(
+    make_vip_standard_histogram, "l2", derived_from=make_vip_standard_histogram, adapt=_l2_of_vertex_moves
+)
+"""The rules of :func:`make_vip_standard_histogram` into ``dp.l2_distance(T=dp.f64)``: its L1
+rules divided by ``√2`` (:func:`_l2_of_vertex_moves`)."""

@@ -418,3 +418,50 @@ def test_l2_rules_sound(name, query, n):
         assert actual <= bound + 1e-12, (name, query, bins, actual, bound)
         if name == "attribute" and query == "degree_histogram":
             assert actual == pytest.approx(bound)  # an edge between two isolated vertices: 2√2
+
+
+def true_l2_vip(policy, n, query, bins, vip, side="vip"):
+    out = outputs(n, query, bins, vip, side)
+    idx = np.arange(len(out))
+    return max((float(np.sqrt(((out - out[idx ^ star]) ** 2).sum(axis=1).max())) for star in stars(policy, n)), default=0.0)
+
+
+@pytest.mark.parametrize("name", list(POLICIES))
+@pytest.mark.parametrize("query, side", [("standard_degree_histogram", "vip"), ("vip_standard_histogram", "vip"),
+                                         ("vip_standard_histogram", "standard")])
+def test_vip_query_l2_rules_sound(name, query, side):
+    """The VIP queries' ℓ2 rules (their L1 rules over √2) on every graph of 4 nodes and VIP set."""
+    l2 = dp.l2_distance(T=dp.f64)
+    n = 4
+    tight = 0
+    for vip in vip_sets(n, every=True)[1:]:
+        policy = POLICIES[name](list(vip), n)
+        space = dpg.graph_domain(num_nodes=n), dpg.blowfish_distance(policy)
+        if query == "standard_degree_histogram":
+            t = space >> dpg.then_standard_degree_histogram(max_degree=2, vip=list(vip), output_metric=l2)
+        else:
+            t = space >> dpg.then_vip_standard_histogram(max_count=2, vip=list(vip), side=side, output_metric=l2)
+        actual = true_l2_vip(policy, n, query, 2, tuple(vip), side)
+        bound = t.map(1)
+        assert actual <= bound + 1e-12, (name, query, side, vip, actual, bound)
+        tight += actual == pytest.approx(bound)
+    if name == "attribute":
+        assert tight  # a VIP's edge to a standard vertex moves one count between two bins: √2
+
+
+@pytest.mark.parametrize("side", ["vip", "standard"])
+def test_vip_query_l2_under_edge_distance_sound_and_tight(side):
+    n, l2 = 5, dp.l2_distance(T=dp.f64)
+    attribute_everyone = P.attribute()  # its one-step changes are exactly edge flips
+    for k in range(1, n):
+        vip = tuple(range(k))
+        for query in ("vip_standard_histogram", "standard_degree_histogram"):
+            out = outputs(n, query, n - 1, vip, side if query == "vip_standard_histogram" else "vip")
+            idx = np.arange(len(out))
+            worst = max(float(np.sqrt(((out - out[idx ^ s]) ** 2).sum(axis=1).max())) for s in stars(attribute_everyone, n))
+            space = dpg.graph_domain(num_nodes=n), dpg.edge_distance()
+            if query == "vip_standard_histogram":
+                t = space >> dpg.then_vip_standard_histogram(max_count=n - 1, vip=vip, side=side, output_metric=l2)
+            else:
+                t = space >> dpg.then_standard_degree_histogram(max_degree=n - 1, vip=vip, output_metric=l2)
+            assert worst == pytest.approx(t.map(1)), (query, vip, worst, t.map(1))
