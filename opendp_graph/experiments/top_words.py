@@ -209,11 +209,7 @@ def top_words_rows(
                          "public": "yes" if where == "public snapshot" else "no (W read off the data)",
                          **_pufferfish_laplace_top_k(private, model, public_vocab, k, epsilon, d, trials, truth)})
     # a fully public model: the snapshot's p0, p1 and the public structure's neighbourhood sizes
-    snapshot = BinomialModel.fit(public, source="public")
-    adjacent = private.degrees[private.edges[:, 0]] + private.degrees[private.edges[:, 1]] - 2
-    public_binomial = BinomialModel(
-        snapshot.p0, snapshot.p1, np.unique(adjacent), fitted_on="the snapshot's p0, p1 and the public structure"
-    )
+    public_binomial = BinomialModel.from_public(public, private)  # reads no private label
     for name, d in (("exact W", 0.0), (f"W_delta, delta = {delta:g}", delta)):
         rows.append({"release": f"Binomial with the snapshot's p0, p1 on the public structure, {name}: Laplace counts, top {k}",
                      "public": "yes", **_pufferfish_laplace_top_k(private, public_binomial, public_vocab, k, epsilon, d, trials, truth)})

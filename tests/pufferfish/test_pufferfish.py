@@ -558,3 +558,30 @@ def test_markov_quilt_for_structure_is_the_tight_cover():
     assert MarkovQuiltModel.for_structure(star).W == 3 == MarkovQuiltModel.for_graph(star).W - 2
     assert "largest closed neighbourhood" in MarkovQuiltModel.for_structure(star).fitted_on
     assert "paper" in MarkovQuiltModel.for_graph(star).fitted_on
+
+
+def test_binomial_from_public_is_the_hand_assembled_model():
+    """BinomialModel.from_public: p0, p1 of the public snapshot, the public structure's sizes; the
+    released graph's labels are not read."""
+    import networkx as nx
+    import numpy as np
+
+    rng = np.random.default_rng(4)
+    base = nx.gnm_random_graph(30, 60, seed=5)
+    edges = list(base.edges())
+    labels = [[w for w in ("a", "b", "c") if rng.random() < 0.4] for _ in edges]
+    snapshot = dpg.Graph.from_edges([u for u, _ in edges], [v for _, v in edges], labels=labels, num_nodes=30)
+    released_base = nx.gnm_random_graph(30, 70, seed=6)
+    r_edges = list(released_base.edges())
+    released = dpg.Graph.from_edges([u for u, _ in r_edges], [v for _, v in r_edges],
+                                labels=[["secret"]] * len(r_edges), num_nodes=30)
+    model = BinomialModel.from_public(snapshot, released)
+    fitted = BinomialModel.fit(snapshot, source="public")
+    adjacent = released.degrees[released.edges[:, 0]] + released.degrees[released.edges[:, 1]] - 2
+    by_hand = BinomialModel(fitted.p0, fitted.p1, np.unique(adjacent))
+    assert (model.p0, model.p1) == (fitted.p0, fitted.p1)
+    assert model.neighbour_counts.tolist() == by_hand.neighbour_counts.tolist() and model.W == by_hand.W
+    assert model.covers(released) and not model.data_dependent
+    relabelled = dpg.Graph.from_edges([u for u, _ in r_edges], [v for _, v in r_edges],
+                                  labels=[["other", "words"]] * len(r_edges), num_nodes=30)
+    assert BinomialModel.from_public(snapshot, relabelled).W == model.W  # the released labels are not read

@@ -183,6 +183,46 @@ class BinomialModel(CorrelationModel):
         )
         return cls(p0, p1, neighbour_counts, **options)
 
+    @classmethod
+    def from_public(cls, snapshot: Graph, structure: Graph) -> "BinomialModel":
+        """The Binomial model that reads nothing private: ``p0, p1`` fitted on a **public**
+        labelled ``snapshot`` (an earlier period, a published corpus) and a law for every
+        neighbourhood size of the **public structure** of the graph to be released (its labels
+        are not read).
+
+        **What it assumes**: that the snapshot's correlation between adjacent edges' properties
+        (``p0``, ``p1``) describes the attackers of the released period; the guarantee is then
+        for those attackers, and the model discloses nothing about the released labels
+        (``data_dependent`` is ``False``). A snapshot fitted on the released period itself would
+        make ``W`` a function of the private data: use :meth:`fit` for that, which says so, or
+        :meth:`fit_dp`.
+
+        :param snapshot: the public labelled graph the parameters are fitted on.
+        :param structure: the graph to be released (only its structure, which the Pufferfish
+            metric treats as public, is read).
+
+        :example:
+
+        >>> import opendp_graph as dpg
+        >>> snapshot = dpg.Graph.from_edges([0, 1, 2], [1, 2, 3], labels=[["gas"], ["gas"], ["lunch"]])
+        >>> released = dpg.Graph.from_edges([0, 0, 1], [1, 2, 2], labels=[["x"], ["y"], ["z"]])
+        >>> model = dpg.pufferfish.BinomialModel.from_public(snapshot, released)
+        >>> model.neighbour_counts.tolist(), model.covers(released), model.data_dependent
+        ([2], True, False)
+        """
+        public = cls.fit(snapshot, source="public")
+        graph = check_structure(structure)
+        sizes = np.unique(cls._closed_sizes(graph) - 1) if graph.num_edges else np.array([0])
+        return cls(
+            public.p0,
+            public.p1,
+            sizes,
+            fitted_on="p0, p1 of a public snapshot; neighbourhood sizes of the public structure",
+            data_dependent=False,
+            fit_details=dict(public.fit_details),
+            provenance="public",
+        )
+
     def covers(self, graph: Graph) -> bool:
         """True iff every edge's number of adjacent edges is in ``neighbour_counts``: the law of
         ``f`` depends on that number, and ``W`` was computed for those sizes only."""
