@@ -471,7 +471,7 @@ class ExactRenyi:
     secret: tuple[tuple, ...]
     """Per order, the ``(edge, property, attacker)`` attaining ``divergence`` (the first, on a tie)."""
     per_secret: dict = field(repr=False)
-    """``(edge, property, attacker) → `` the per-order bounds (the larger direction)."""
+    """Maps ``(edge, property, attacker)`` to the per-order bounds (the larger direction)."""
 
     def within(self, rho: float, *, rtol: float = 1e-9) -> bool:
         """Whether ``D_α ≤ α·ρ·(1 + rtol)`` at every order: the zCDP-style Rényi Pufferfish
