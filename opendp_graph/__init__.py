@@ -75,6 +75,7 @@ from .measurements import (
     summarize,
     then_gaussian_threshold,
     then_laplace_threshold,
+    zcdp_budget,
 )
 from .measurements.accuracy import accuracy
 from .measurements.release import release
@@ -111,7 +112,7 @@ __all__ = [
     "make_gaussian_threshold", "then_gaussian_threshold", "calibrate_gaussian_threshold",
     "make_private_degree_distribution", "DegreeDistributionRelease", "degree_distribution_noise",
     "fit_degree_histogram", "histogram_from_cumulative", "make_histogram_from_cumulative",
-    "accuracy", "Accuracy", "ChoiceAccuracy", "summarize", "context", "register_with_context",
+    "accuracy", "Accuracy", "ChoiceAccuracy", "summarize", "context", "register_with_context", "zcdp_budget",
     "release",
     "choose_noise", "NoiseChoice",
     # privacy notions

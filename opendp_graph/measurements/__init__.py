@@ -18,7 +18,7 @@ All noise comes from OpenDP measurements. The top-level namespace lifts these na
 function.
 """
 
-from ._context import context, register_with_context
+from ._context import context, register_with_context, zcdp_budget
 from .accuracy import Accuracy, ChoiceAccuracy, summarize
 from .degree_distribution import (
     DegreeDistributionRelease,
@@ -44,6 +44,7 @@ __all__ = [
     "summarize",
     "context",
     "register_with_context",
+    "zcdp_budget",
     "DegreeDistributionRelease",
     "degree_distribution_noise",
     "fit_degree_histogram",

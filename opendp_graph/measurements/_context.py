@@ -110,6 +110,40 @@ def check_privacy_loss(privacy_loss: Any) -> tuple[Any, Any]:
     return measure, distance
 
 
+def zcdp_budget(epsilon: float, delta: float) -> float:
+    """The largest ρ whose zCDP guarantee OpenDP converts to at most ``(epsilon, delta)``
+    (``dp.c.make_zCDP_to_approxDP``): the budget to give a context as ``dp.loss_of(rho=...)``
+    when the target is ``(ε, δ)`` and the releases are Gaussian. Releases composed under that ρ
+    (ρ adds) then satisfy ``(ε, δ)``-DP as a whole, by OpenDP's conversion applied once.
+
+    This is how a Polars unit gets an ``(ε, δ)`` budget *through zCDP*: OpenDP's Polars Context
+    adds Laplace noise under ``dp.loss_of(epsilon=..., delta=...)`` and Gaussian noise under
+    ``dp.loss_of(rho=...)``, so ``dpg.polars.compositor(data, unit, dp.loss_of(rho=dpg.zcdp_budget(ε, δ)))``
+    is the Gaussian route to ``(ε, δ)``. (Thresholded Polars releases spend a δ of their own,
+    under ``dp.loss_of(rho=..., delta=...)``.)
+
+    >>> import opendp_graph as dpg
+    >>> rho = dpg.zcdp_budget(1.0, 1e-6)
+    >>> round(rho, 5)
+    0.02436
+    """
+    from ..core._checks import positive_finite
+
+    epsilon = positive_finite("epsilon", epsilon)
+    if isinstance(delta, bool) or not isinstance(delta, Real) or not 0 < delta < 1:
+        raise ValueError(f"delta must be a number in (0, 1), got {delta!r}")
+
+    def converted(rho: float) -> float:
+        # a measurement whose zCDP map is exactly rho, converted by OpenDP
+        exact = dp.m.make_user_measurement(
+            dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), dp.zero_concentrated_divergence(),
+            function=lambda x: x, privacy_map=lambda d_in: rho,
+        )
+        return dp.c.make_zCDP_to_approxDP(exact).map(1.0).epsilon(float(delta))
+
+    return dp.binary_search(lambda rho: converted(rho) <= epsilon, bounds=(0.0, epsilon), T=float)
+
+
 # ----------------------------------------------------------- queries that say what to write
 def _metric_kind(metric: Any) -> str:
     """``"L1Distance"`` for ``L1Distance<i64>`` (the type's name without its arguments and path)."""

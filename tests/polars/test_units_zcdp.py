@@ -203,3 +203,28 @@ def test_person_level_departments_on_email_eu_under_rho(shared_data):
     assert released.height == DEPARTMENTS
     assert ctx.spent(1) == measurement.map(unit.per_unit) and ctx.remaining_privacy_loss() == [0.25]
     assert ctx.spent(2) == pytest.approx(4 * ctx.spent(1), rel=1e-12)
+
+
+def test_epsilon_delta_through_zcdp_with_zcdp_budget():
+    """An (ε, δ) target reached through zCDP: dpg.zcdp_budget gives the largest ρ OpenDP converts
+    to at most (ε, δ); a Polars context under that ρ releases Gaussian noise, and whatever it spends
+    converts to at most the target."""
+    rho = dpg.zcdp_budget(1.0, 1e-6)
+
+    def converted(r):
+        exact = dp.m.make_user_measurement(
+            dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), dp.zero_concentrated_divergence(),
+            function=lambda x: x, privacy_map=lambda d_in: r)
+        return dp.c.make_zCDP_to_approxDP(exact).map(1.0).epsilon(1e-6)
+
+    assert converted(rho) <= 1.0 < converted(math.nextafter(rho, 1.0) * (1 + 1e-9))
+    unit = person_unit("sender", "recipient", max_messages=M)
+    ctx = compositor(chat_log(), unit, dp.loss_of(rho=rho), split_evenly_over=2)
+    for _ in range(2):
+        query = ctx.query().select(dp.len(signed=True))
+        assert dp.summarize_polars_measurement(query.resolve(), 0.05)["distribution"].to_list() == ["Integer Gaussian"]
+        query.release().collect()
+    assert converted(ctx.spent(1)) <= 1.0
+    for bad in [(0.0, 1e-6), (1.0, 0.0), (1.0, 1.0), (1.0, True)]:
+        with pytest.raises(ValueError):
+            dpg.zcdp_budget(*bad)
