@@ -148,6 +148,37 @@ def degree_distribution(name, log, roster, candidates, runs, epsilon=1.0):
     # the selector's sensitivity: twice the L∞ map of the tail counts at the scoring bound (2·largest candidate)
     tails = to_graph >> dpg.then_degree_projection(2 * max(candidates)) >> dpg.then_degree_tail_counts(list(candidates))
     _print_oracle(fixed, n, 2 * tails.map(1), epsilon, best)
+    score_components(graph, true, candidates, epsilon)
+
+
+def score_components(graph, true, candidates, epsilon, draws=5, selection_share=0.1):
+    """What the selection's score estimates against what it should (issue 29's lead), per θ,
+    relative to n: the projection's bias (its histogram against the truth), the score's bias term
+    ``2·A_θ`` (nodes above θ at the scoring bound), the fitted release's noise (the fit against
+    the projection's own histogram, median of ``draws`` releases at the release's ε) and the
+    score's noise term, the raw Laplace L1 ``(θ + 1)·scale``. Non-private diagnostics."""
+    import opendp.prelude as dp
+
+    import opendp_graph as dpg
+    from benchmarks.node_level import error
+    from opendp_graph.measurements.degree_distribution import fit_degree_histogram
+
+    n = graph.num_nodes
+    space = dpg.graph_domain(num_nodes=n), dpg.node_distance()
+    a = (dpg.make_degree_projection(*space, 2 * max(candidates)) >> dpg.then_degree_tail_counts(list(candidates)))(graph)
+    cells = []
+    for theta, above in zip(candidates, a):
+        projection = dpg.make_degree_projection(*space, theta)
+        own = np.bincount(projection(graph).degrees, minlength=n).astype(float)
+        chain = projection >> dpg.then_cumulative_degree_histogram(max_degree=theta)
+        scale = dp.binary_search_param(lambda s, c=chain: c >> dp.m.then_laplace(scale=s), d_in=2,
+                                       d_out=epsilon * (1 - selection_share))
+        release = chain >> dp.m.then_laplace(scale=scale)
+        noise = np.median([error(fit_degree_histogram(np.asarray(release(graph), float), scale, num_nodes=n), own)
+                           for _ in range(draws)])
+        cells.append(f"θ={theta}: bias {error(own, true):.3f} (score's 2A/n {2 * above / n:.3f}), "
+                     f"fitted noise {noise:.3f} (score's (θ+1)·scale/n {(theta + 1) * scale / n:.2f})")
+    print("  score components /n: " + "; ".join(cells))
 
 
 def message_count_histogram(name, log, roster, candidates, runs, epsilon=1.0):
