@@ -27,6 +27,7 @@ import opendp.prelude as dp
 
 from ..core._checks import open_probability, positive_finite, positive_integer
 from ..core.metrics import metric_descriptor
+from ..measurements import zcdp_budget
 from ..measurements.accuracy import accuracy
 from ..pufferfish.metric import PufferfishDistance, make_pufferfish_approximate, pufferfish_distance
 
@@ -98,11 +99,29 @@ def _std(noise: str, scale: float) -> float:
     return scale
 
 
-def _option(route: str, release, account, d_in: int, d_out, alpha: float) -> NoiseOption:
+def _meets(measurement, d_in, d_out) -> bool:
+    spent = measurement.map(d_in)
+    if isinstance(d_out, tuple):
+        return spent[0] <= d_out[0] and spent[1] <= d_out[1]
+    return spent <= d_out
+
+
+def _option(route: str, release, account, d_in: int, d_out, alpha: float, share=None) -> NoiseOption:
     """Calibrate ``account(release(scale))`` (the whole budget's measurement: composed, converted
-    or wrapped) to ``d_out`` at ``d_in``; the half-width is one release's (``release(scale)``)."""
+    or wrapped) to ``d_out`` at ``d_in``; the half-width is one release's (``release(scale)``).
+
+    ``share``, when given, is one release's budget in its own measure (``ε/k``; for zCDP ``ρ/k``
+    with ``ρ`` from :func:`~opendp_graph.zcdp_budget`): the scale is searched on one release, and
+    kept only if the whole measurement then meets ``d_out`` (OpenDP's composition adds the parts
+    exactly); otherwise, and without a share, the whole measurement is searched (slower)."""
     try:
-        scale = dp.binary_search_param(lambda s: account(release(s)), d_in=d_in, d_out=d_out)
+        scale = None
+        if share is not None:
+            scale = dp.binary_search_param(release, d_in=d_in, d_out=share)
+            if not _meets(account(release(scale)), d_in, d_out):
+                scale = None
+        if scale is None:
+            scale = dp.binary_search_param(lambda s: account(release(s)), d_in=d_in, d_out=d_out)
         measurement = account(release(scale))
         acc = accuracy(release(scale), alpha)
     except (ValueError, TypeError, dp.OpenDPException) as error:
@@ -190,11 +209,20 @@ def choose_noise(
     descriptor = metric_descriptor(input_metric)
     l2 = dp.l2_distance(T=dp.f64)
 
+    built: dict = {}  # each form is built once per metric: the calibration searches only the noise
+
+    def form(metric, ell2: bool):
+        key = (id(metric), ell2)
+        if key not in built:
+            extra = {"output_metric": l2} if ell2 else {}
+            built[key] = query(input_domain, metric, *args, **extra, **kwargs)
+        return built[key]
+
     def l1_form(metric):
-        return query(input_domain, metric, *args, **kwargs)
+        return form(metric, False)
 
     def l2_form(metric):
-        return query(input_domain, metric, *args, output_metric=l2, **kwargs)
+        return form(metric, True)
 
     def zcdp_to(target_delta):
         return lambda m: dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(k(m)), target_delta)
@@ -205,10 +233,12 @@ def choose_noise(
             "pass the exact Pufferfish metric (pufferfish_distance(model), delta 0): choose_noise builds the "
             "δ-relaxed routes itself from its model and the δ target"
         )
-    options.append(_option("laplace", lambda s: l1_form(input_metric) >> dp.m.then_laplace(scale=s), k, d_in, epsilon, alpha))
+    laplace = lambda s: l1_form(input_metric) >> dp.m.then_laplace(scale=s)  # noqa: E731
+    options.append(_option("laplace", laplace, k, d_in, epsilon, alpha, share=epsilon / releases))
     if delta > 0:
         gaussian = lambda s: l2_form(input_metric) >> dp.m.then_gaussian(scale=s)  # noqa: E731
-        options.append(_option("gaussian", gaussian, zcdp_to(delta), d_in, (epsilon, delta), alpha))
+        rho_share = zcdp_budget(epsilon, delta) / releases
+        options.append(_option("gaussian", gaussian, zcdp_to(delta), d_in, (epsilon, delta), alpha, share=rho_share))
     else:
         options.append(NoiseOption("gaussian", _ROUTES["gaussian"], refused="the Gaussian needs δ > 0"))
     if isinstance(descriptor, PufferfishDistance):
@@ -219,8 +249,13 @@ def choose_noise(
             gaussian = lambda s: l2_form(half) >> dp.m.then_gaussian(scale=s)  # noqa: E731
             wrap_k = lambda m: make_pufferfish_approximate(k(m))  # noqa: E731
             wrap_zcdp = lambda m: make_pufferfish_approximate(zcdp_to(delta / 2)(m))  # noqa: E731
-            options.append(_option("laplace_wasserstein_delta", laplace, wrap_k, d_in, (epsilon, delta), alpha))
-            options.append(_option("gaussian_wasserstein_delta", gaussian, wrap_zcdp, d_in, (epsilon, delta), alpha))
+            rho_share = zcdp_budget(epsilon, delta / 2) / releases
+            options.append(
+                _option("laplace_wasserstein_delta", laplace, wrap_k, d_in, (epsilon, delta), alpha, share=epsilon / releases)
+            )
+            options.append(
+                _option("gaussian_wasserstein_delta", gaussian, wrap_zcdp, d_in, (epsilon, delta), alpha, share=rho_share)
+            )
         else:
             for route in ("laplace_wasserstein_delta", "gaussian_wasserstein_delta"):
                 options.append(NoiseOption(route, _ROUTES[route], refused="the δ-relaxed coupling needs δ > 0"))
