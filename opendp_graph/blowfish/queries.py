@@ -181,7 +181,7 @@ def make_vip_standard_histogram(
 then_vip_standard_histogram = then(make_vip_standard_histogram)
 
 
-def _l2_of_vertex_moves(l1_stability):
+def l2_of_vertex_moves(l1_stability):
     """ℓ2 from the L1 rule of a histogram over vertices: every L1 rule of these queries is ``2m``
     for ``m`` vertices (or counts) that can change, each moving one unit out of a bin and into
     another, so every entry moves by at most ``m = L1/2`` and ``ℓ2² ≤ ℓ∞·ℓ1 = L1²/2``:
@@ -196,13 +196,13 @@ def _l2_of_vertex_moves(l1_stability):
 
 
 STANDARD_DEGREE_HISTOGRAM_L2 = variant(
-    make_standard_degree_histogram, "l2", derived_from=make_standard_degree_histogram, adapt=_l2_of_vertex_moves
+    make_standard_degree_histogram, "l2", derived_from=make_standard_degree_histogram, adapt=l2_of_vertex_moves
 )
 """The rules of :func:`make_standard_degree_histogram` into ``dp.l2_distance(T=dp.f64)``: its L1
-rules (every notion) divided by ``√2`` (:func:`_l2_of_vertex_moves`)."""
+rules (every notion) divided by ``√2`` (:func:`l2_of_vertex_moves`)."""
 
 VIP_STANDARD_HISTOGRAM_L2 = variant(
-    make_vip_standard_histogram, "l2", derived_from=make_vip_standard_histogram, adapt=_l2_of_vertex_moves
+    make_vip_standard_histogram, "l2", derived_from=make_vip_standard_histogram, adapt=l2_of_vertex_moves
 )
 """The rules of :func:`make_vip_standard_histogram` into ``dp.l2_distance(T=dp.f64)``: its L1
-rules divided by ``√2`` (:func:`_l2_of_vertex_moves`)."""
+rules divided by ``√2`` (:func:`l2_of_vertex_moves`)."""

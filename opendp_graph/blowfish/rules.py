@@ -51,7 +51,7 @@ from ..transformations.degrees import CUMULATIVE_DEGREE_HISTOGRAM_L2, DEGREE_HIS
 from ..transformations.labels import LabelContribution, l2_bound
 from ..transformations.rules import stability_rule
 from .metric import BlowfishDistance
-from .queries import make_standard_degree_histogram, make_vip_standard_histogram
+from .queries import l2_of_vertex_moves, make_standard_degree_histogram, make_vip_standard_histogram
 
 __all__ = ["policy_context", "standard_histogram_rule", "vip_standard_rule"]
 
@@ -162,44 +162,29 @@ def cumulative_histogram_rule(domain, metric, bins):
     return lambda d_in: _min(_times(per_step, integer_d_in(d_in)), cap)
 
 
-def _vertices_changed(domain, metric, query):
-    """The histogram rule's count of vertices whose clamped degree can change, ``min(n, d·c)``
-    per ``d`` (``None`` if unbounded), as a function of ``d``."""
-    ctx = policy_context(domain, metric, query)
-    s, D, n = ctx["s"], ctx["D"], ctx["n"]
-    per_step = _min(None if s is None else min(1 + s, 2 * s), _times(D, 2))
-    if per_step is None and n is None:
-        raise _unbounded(query, ctx)
-    return lambda d: _min(n, _times(per_step, d))
-
-
 @stability_rule(DEGREE_HISTOGRAM_L2, BlowfishDistance)
 def degree_histogram_l2_rule(domain, metric, bins):
-    """``√2·min(n, d·c)`` (``c`` of :func:`degree_histogram_rule`): each of the at most ``m =
-    min(n, d·c)`` changed vertices moves one unit out of a bin and into another, so every entry
-    moves by at most ``m`` and the L1 change is at most ``2m``; ``ℓ2² ≤ ℓ∞·ℓ1 ≤ 2m²``. Tight
-    where ``m`` vertices can all move from one bin to one other (the attribute policy's edge
-    between two isolated vertices: bins 0 and 1 each move by 2, ``ℓ2 = 2√2``)."""
-    changed = _vertices_changed(domain, metric, "degree_histogram")
-    def stability(d_in):
-        m = changed(integer_d_in(d_in))
-        return l2_bound(2 * m, 2 * m, m)
-
-    return stability
+    """``√2·min(n, d·c)``: :func:`degree_histogram_rule`'s ``2m`` over ``√2``
+    (:func:`~opendp_graph.blowfish.queries.l2_of_vertex_moves`). Each of the at most ``m = min(n,
+    d·c)`` changed vertices moves one unit out of a bin and into another, so every entry moves by
+    at most ``m`` and ``ℓ2² ≤ ℓ∞·ℓ1 ≤ 2m²``. Tight where ``m`` vertices can all move from one bin
+    to one other (the attribute policy's edge between two isolated vertices: bins 0 and 1 each
+    move by 2, ``ℓ2 = 2√2``)."""
+    return l2_of_vertex_moves(degree_histogram_rule(domain, metric, bins))
 
 
 @stability_rule(CUMULATIVE_DEGREE_HISTOGRAM_L2, BlowfishDistance)
 def cumulative_histogram_l2_rule(domain, metric, bins):
     """``√(L1 · m)`` with ``L1`` the rule of :func:`cumulative_histogram_rule` and ``m = min(n,
-    d·c)`` the changed vertices of :func:`degree_histogram_rule`: a changed vertex moves each
-    entry by at most one, so every entry moves by at most ``m``, and ``ℓ2² ≤ ℓ∞·ℓ1``. An upper
-    bound (not claimed tight)."""
-    l1 = cumulative_histogram_rule(domain, metric, bins)
-    changed = _vertices_changed(domain, metric, "cumulative_degree_histogram")
+    d·c)`` the changed vertices of :func:`degree_histogram_rule` (half its ``2m``): a changed
+    vertex moves each entry by at most one, so every entry moves by at most ``m``, and ``ℓ2² ≤
+    ℓ∞·ℓ1``. An upper bound (not claimed tight)."""
+    l1 = cumulative_histogram_rule(domain, metric, bins)  # first: its refusals name this query
+    twice_changed = degree_histogram_rule(domain, metric, bins)
 
     def stability(d_in):
-        d = integer_d_in(d_in)
-        return l2_bound(l1(d), l1(d), min(changed(d), l1(d)))
+        total = l1(d_in)
+        return l2_bound(total, total, min(twice_changed(d_in) // 2, total))
 
     return stability
 

@@ -13,6 +13,8 @@ from typing import Any
 import opendp.prelude as dp
 from opendp.context import PartialChain, Query
 
+from ..core._checks import open_probability, positive_finite
+
 _registered = False
 
 # the graph queries registered with the Context API, by their Context name (make_x → "x")
@@ -127,11 +129,8 @@ def zcdp_budget(epsilon: float, delta: float) -> float:
     >>> round(rho, 5)
     0.02436
     """
-    from ..core._checks import positive_finite
-
     epsilon = positive_finite("epsilon", epsilon)
-    if isinstance(delta, bool) or not isinstance(delta, Real) or not 0 < delta < 1:
-        raise ValueError(f"delta must be a number in (0, 1), got {delta!r}")
+    delta = open_probability("delta", delta)
 
     def converted(rho: float) -> float:
         # a measurement whose zCDP map is exactly rho, converted by OpenDP
@@ -139,7 +138,7 @@ def zcdp_budget(epsilon: float, delta: float) -> float:
             dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), dp.zero_concentrated_divergence(),
             function=lambda x: x, privacy_map=lambda d_in: rho,
         )
-        return dp.c.make_zCDP_to_approxDP(exact).map(1.0).epsilon(float(delta))
+        return dp.c.make_zCDP_to_approxDP(exact).map(1.0).epsilon(delta)
 
     return dp.binary_search(lambda rho: converted(rho) <= epsilon, bounds=(0.0, epsilon), T=float)
 

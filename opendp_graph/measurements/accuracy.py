@@ -35,8 +35,10 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from numbers import Real
+from statistics import NormalDist
 from typing import Any
 
+import numpy as np
 import opendp.prelude as dp
 
 from ..core._checks import OPENDP_INTEGER_TYPES
@@ -106,8 +108,6 @@ def _discrete_gaussian_at_least(m: int, scale: float) -> float:
     exp(−z²/2·scale²)``: summed over ``|z| ≤ 40·scale + 40`` (the mass beyond is below ``e^{−800}``)."""
     if scale == 0:
         return 1.0 if m <= 0 else 0.0
-    import numpy as np
-
     width = int(40 * scale) + 40
     z = np.arange(-width, width + 1, dtype=np.float64)
     weights = np.exp(-(z * z) / (2.0 * scale * scale))
@@ -335,22 +335,15 @@ class Accuracy:
             raise ValueError(f"p must be in (0, 1), got {p!r}")
         s = self.scale
         if self.noise.endswith("gaussian"):
-            from scipy.stats import norm
-
-            start = threshold + s * float(norm.ppf(1 - p))  # the continuous answer
+            start = threshold + s * NormalDist().inv_cdf(1 - p)  # the continuous answer
             if not self._discrete:
                 return start
-            x = math.ceil(start)
-            while self.release_probability(x) < p:
-                x += 1
-            while self.release_probability(x - 1) >= p:
-                x -= 1
-            return int(x)
-        if not self._discrete:
+            x = math.ceil(start)  # a start for the exact adjustment below
+        elif not self._discrete:
             if s == 0:
                 return threshold
             return threshold + s * math.log(2 * p) if p <= 0.5 else threshold - s * math.log(2 * (1 - p))
-        if s == 0:
+        elif s == 0:
             x = math.ceil(threshold)
         else:
             # closed-form start (from the tail formulas above), then an exact adjustment

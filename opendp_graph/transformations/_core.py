@@ -8,7 +8,9 @@ module used to define).
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import opendp.prelude as dp
@@ -124,3 +126,32 @@ def int_count_map_space() -> tuple[dp.Domain, dp.Metric]:
         dp.map_domain(dp.atom_domain(T=dp.String), dp.atom_domain(T=dp.i64)),
         dp.l01inf_distance(dp.absolute_distance(T=dp.i64)),
     )
+
+
+def sqrt_up(square: int) -> float:
+    """The least float ``≥ √square`` for a non-negative integer ``square`` (``inf`` past the float
+    range): a sensitivity never rounded down.
+
+    >>> sqrt_up(8), sqrt_up(16), sqrt_up(0)
+    (2.8284271247461903, 4.0, 0.0)
+    >>> Fraction(sqrt_up(2)) ** 2 >= 2 > Fraction(math.nextafter(sqrt_up(2), 0)) ** 2
+    True
+    """
+    square = int(square)
+    if square < 0:
+        raise ValueError(f"a squared norm is non-negative, got {square}")
+    if square == 0:
+        return 0.0
+    try:
+        root = math.sqrt(square)
+    except OverflowError:
+        return math.inf
+    exact = Fraction(square)
+    while root < math.inf and Fraction(root) ** 2 < exact:  # up to the first float at or above √square
+        root = math.nextafter(root, math.inf)
+    while True:  # and down to the least such float
+        below = math.nextafter(root, 0.0)
+        if below < math.inf and Fraction(below) ** 2 >= exact:
+            root = below
+        else:
+            return root

@@ -29,14 +29,12 @@ devices (``B`` = the last bin, ``c(k) = min(k, B)`` a degree's bin):
   intermediate graph may break the degree bound; the per-step bounds below only use ``a_i, r_i ≤
   D``, so the triangle inequality gives ``d`` times the per-step bound.
 * *Rounding*: every bound is ``√s`` for an integer ``s`` computed exactly, returned as the least
-  float ``≥ √s`` (:func:`_sqrt_up`), never rounded down.
+  float ``≥ √s`` (:func:`~opendp_graph.transformations._core.sqrt_up`), never rounded down.
 """
 
 from __future__ import annotations
 
-import math
 from collections import Counter
-from fractions import Fraction
 from numbers import Integral
 
 import numpy as np
@@ -55,7 +53,7 @@ from ..core.metrics import (
     PaddedDegreeDistance,
     integer_d_in,
 )
-from ._core import int_scalar_space, int_vector_space, make_graph_transformation, then
+from ._core import int_scalar_space, int_vector_space, make_graph_transformation, sqrt_up, then
 from .rules import Query, stability_rule, variant
 
 __all__ = [
@@ -89,36 +87,6 @@ def require_max_degree(domain: GraphDomain, query: str) -> int:
 
 def _capped(bound: int, cap: int | None) -> int:
     return bound if cap is None else min(bound, cap)
-
-
-def _sqrt_up(square: int) -> float:
-    """The least float ``≥ √square`` for a non-negative integer ``square`` (``inf`` past the float
-    range): a sensitivity never rounded down.
-
-    >>> _sqrt_up(8), _sqrt_up(16), _sqrt_up(0)
-    (2.8284271247461903, 4.0, 0.0)
-    >>> from fractions import Fraction
-    >>> Fraction(_sqrt_up(2)) ** 2 >= 2 > Fraction(math.nextafter(_sqrt_up(2), 0)) ** 2
-    True
-    """
-    square = int(square)
-    if square < 0:
-        raise ValueError(f"a squared norm is non-negative, got {square}")
-    if square == 0:
-        return 0.0
-    try:
-        root = math.sqrt(square)
-    except OverflowError:
-        return math.inf
-    exact = Fraction(square)
-    while root < math.inf and Fraction(root) ** 2 < exact:  # up to the first float at or above √square
-        root = math.nextafter(root, math.inf)
-    while True:  # and down to the least such float
-        below = math.nextafter(root, 0.0)
-        if below < math.inf and Fraction(below) ** 2 >= exact:
-            root = below
-        else:
-            return root
 
 
 def _l2() -> dp.Metric:
@@ -412,14 +380,14 @@ def _even_part(d: int) -> int:
 
 
 def _squared_map(square_of, *, bins: int | None = None, fixed_node_set: bool = True):
-    """The stability map ``d_in -> _sqrt_up(square_of(d))`` (``d`` the integer distance), ``0``
+    """The stability map ``d_in -> sqrt_up(square_of(d))`` (``d`` the integer distance), ``0``
     when ``bins == 0`` under a metric that keeps the node set (the one entry is the node count)."""
 
     def stability(d_in):
         d = integer_d_in(d_in)
         if bins == 0 and fixed_node_set:
             return 0.0
-        return _sqrt_up(square_of(d))
+        return sqrt_up(square_of(d))
 
     return stability
 

@@ -30,11 +30,9 @@ rule that reads only the edge).
 
 from __future__ import annotations
 
-import math
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 import numpy as np
 import opendp.prelude as dp
@@ -54,7 +52,7 @@ from ..core.metrics import (
     integer_d_in,
     metric_descriptor,
 )
-from ._core import int_count_map_space, make_graph_transformation, then
+from ._core import int_count_map_space, make_graph_transformation, sqrt_up, then
 from .rules import stability_rule, variant
 from .degrees import require_max_degree
 
@@ -303,14 +301,7 @@ def l2_bound(l0: int, l1: int, linf: int) -> float:
     >>> l2_bound(50, 50, 1), l2_bound(4, 100, 10), l2_bound(0, 0, 0)
     (7.0710678118654755, 20.0, 0.0)
     """
-    exact = min(Fraction(int(l1)) * int(linf), Fraction(int(l0)) * int(linf) ** 2)
-    try:
-        root = math.sqrt(float(exact))
-    except OverflowError:  # beyond the float range: no finite bound
-        return math.inf
-    while Fraction(root) ** 2 < exact:
-        root = math.nextafter(root, math.inf)
-    return root
+    return sqrt_up(min(int(l1) * int(linf), int(l0) * int(linf) ** 2))
 
 
 def _l2_of_map(map_stability):

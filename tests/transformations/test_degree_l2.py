@@ -35,11 +35,11 @@ from opendp_graph.core.metrics import (
     PaddedDegreeDistance,
 )
 from opendp_graph.transformations import rules
+from opendp_graph.transformations._core import sqrt_up as _sqrt_up
 from opendp_graph.transformations.degrees import (
     CUMULATIVE_DEGREE_HISTOGRAM_L2,
     DEGREE_HISTOGRAM_L2,
     DEGREE_TAIL_COUNTS_L2,
-    _sqrt_up,
     cumulative_degree_histogram,
     degree_histogram,
     degree_tail_counts,
