@@ -78,8 +78,14 @@ def evaluate(graph, candidates, runs: int, epsilon: float = 1.0, postprocess: st
         ("add/remove a node", dpg.node_insertion_distance(), dpg.graph_domain(), None),
         ("rewire a node", dpg.node_distance(), dpg.graph_domain(num_nodes=n), n),
     ]
+    # under node insertion n is private; the selection's noise term reads a public estimate of it
+    # (here n to two significant figures, as a user would know the size of their network)
+    estimate = int(float(f"{n:.2g}"))
     for label, metric, domain, public_n in notions:
-        meas = dpg.make_private_degree_distribution(domain, metric, epsilon, candidates, num_nodes=public_n, postprocess=postprocess)
+        meas = dpg.make_private_degree_distribution(
+            domain, metric, epsilon, candidates, num_nodes=public_n, postprocess=postprocess,
+            expected_nodes=None if public_n is not None else estimate,
+        )
         start = time.perf_counter()
         errors, thetas = [], []
         for _ in range(runs):

@@ -91,28 +91,53 @@ def monthly(name, log, months, runs, max_contribution, caps, epsilon=1.0):
           f"median upper/truth {np.median(np.array([r.upper for r in out]) / truth):.1f}")
 
 
-def oracle_choice(fixed: dict, n: int, sensitivity: int, epsilon_select: float, draws: int = 2000) -> float:
-    """The median error of a θ (or k) chosen by OpenDP's noisy max, at the real selector's
-    sensitivity and ε, from an *oracle* score: each candidate's measured median error (``fixed``,
-    times ``n``), which no DP score can beat. It separates the selection's noise from the score's
-    bias: if the oracle meets the target and the real score does not, the score is what misses."""
+def choice_law(scores: list[int], fixed: dict, sensitivity: int, epsilon_select: float, draws: int = 2000):
+    """How OpenDP's noisy max, at the selector's sensitivity and ε, picks among the candidates on
+    the score vector ``scores``: ``draws`` picks on the one vector (a diagnostic of the choice's
+    law; the 30 releases above are a small sample of it). Returns each candidate's share of the
+    picks and the median and mean of the picked candidates' measured errors (``fixed``)."""
     import opendp.prelude as dp
 
     candidates = list(fixed)
-    oracle = [-int(round(fixed[c] * n)) for c in candidates]
     space = dp.vector_domain(dp.atom_domain(T=dp.i64), size=len(candidates)), dp.linf_distance(T=dp.i64)
     scale = dp.binary_search_param(
         lambda s: dp.m.make_noisy_max(*space, dp.max_divergence(), scale=s), d_in=sensitivity, d_out=epsilon_select
     )
     pick = dp.m.make_noisy_max(*space, dp.max_divergence(), scale=scale)
-    return float(np.median([fixed[candidates[pick(oracle)]] for _ in range(draws)]))
+    picks = [pick([int(v) for v in scores]) for _ in range(draws)]
+    errors = [fixed[candidates[i]] for i in picks]
+    shares = np.bincount(picks, minlength=len(candidates)) / draws
+    return shares, float(np.median(errors)), float(np.mean(errors)), scale
 
 
-def _print_oracle(fixed, n, sensitivity, epsilon, best, what="θ"):
+def _print_choice_laws(fixed, n, sensitivity, epsilon, best, real_scores, what="θ"):
+    """The law of the choice from the real scores and from an *oracle* score (each candidate's
+    measured error times n, which no DP score can beat), at the real selector's sensitivity and
+    ε: if the oracle's law is near uniform too, the selection's noise, not the score, is what
+    limits the choice."""
     share = 0.1  # make_private_degree_distribution's and the message-count histogram's default selection share
-    oracle = oracle_choice(fixed, n, sensitivity, share * epsilon)
-    print(f"  oracle score (each {what}'s measured error) through the same noisy max (sensitivity {sensitivity:,}, "
-          f"ε = {share * epsilon:g}): median {oracle:.3f} = {oracle / best:.2f}× the best fixed")
+    for label, scores in (("real score", real_scores), ("oracle score", [-int(round(fixed[c] * n)) for c in fixed])):
+        shares, median, mean, scale = choice_law(scores, fixed, sensitivity, share * epsilon)
+        print(f"  {label}'s choice law (2,000 noisy-max draws, sensitivity {sensitivity:,}, ε = {share * epsilon:g}, "
+              f"noise scale {scale / n:.2g}·n): picks " + ", ".join(f"{what}={c}: {p:.0%}" for c, p in zip(fixed, shares))
+              + f"; median {median / best:.2f}×, mean {mean / best:.2f}× the best fixed")
+
+
+def _real_scores(histogram_at, release_chain, candidates, n, epsilon, selection_share=0.1):
+    """The score vector make_private_degree_distribution's selection reads (non-private: for the
+    choice law), with its noise terms at the release's calibrated scales."""
+    import opendp.prelude as dp
+
+    from opendp_graph.measurements.degree_distribution import fit_noise_estimate, make_bias_noise_scores
+
+    noise = []
+    for theta in candidates:
+        chain = release_chain(theta)
+        scale = dp.binary_search_param(lambda s, c=chain: c >> dp.m.then_laplace(scale=s), d_in=1,
+                                       d_out=epsilon * (1 - selection_share))
+        noise.append(fit_noise_estimate(theta, scale, n))
+    scores = make_bias_noise_scores(histogram_at, list(candidates), max(candidates), noise)
+    return scores, noise
 
 
 def degree_distribution(name, log, roster, candidates, runs, epsilon=1.0):
@@ -145,40 +170,95 @@ def degree_distribution(name, log, roster, candidates, runs, epsilon=1.0):
     print("  fixed θ (median L1/n): " + ", ".join(f"θ={t}: {e:.3f}" for t, e in fixed.items()))
     print(f"  θ chosen under DP from {list(candidates)}: median {chosen:.3f} = {chosen / best:.2f}× the best fixed "
           f"(worst fixed {worst:.3f}); θ chosen {thetas}")
-    # the selector's sensitivity: twice the L∞ map of the tail counts at the scoring bound (2·largest candidate)
-    tails = to_graph >> dpg.then_degree_projection(2 * max(candidates)) >> dpg.then_degree_tail_counts(list(candidates))
-    _print_oracle(fixed, n, 2 * tails.map(1), epsilon, best)
+    scores, _ = _real_scores(
+        lambda b: to_graph >> dpg.then_degree_projection(b) >> dpg.then_degree_histogram(max_degree=b),
+        lambda t: to_graph >> dpg.then_degree_projection(t) >> dpg.then_cumulative_degree_histogram(max_degree=t),
+        candidates, n, epsilon,
+    )
+    _print_choice_laws(fixed, n, scores.map(1), epsilon, best, scores(log))
     score_components(graph, true, candidates, epsilon)
 
 
 def score_components(graph, true, candidates, epsilon, draws=5, selection_share=0.1):
-    """What the selection's score estimates against what it should (issue 29's lead), per θ,
-    relative to n: the projection's bias (its histogram against the truth), the score's bias term
-    ``2·A_θ`` (nodes above θ at the scoring bound), the fitted release's noise (the fit against
-    the projection's own histogram, median of ``draws`` releases at the release's ε) and the
-    score's noise term, the raw Laplace L1 ``(θ + 1)·scale``. Non-private diagnostics."""
+    """What the selection's score estimates against what it measures, per θ, relative to n:
+    the projection's bias (its histogram against the truth) beside the score's bias term ``P_θ``
+    (make_bias_noise_scores: the moves below θ against the scoring bound plus the capped
+    people), and the fitted release's noise (the fit against the projection's own histogram,
+    median of ``draws`` releases at the release's ε) beside the score's public noise term
+    ``N_θ = min((θ + 1)·scale, √(n·scale))``. Non-private diagnostics."""
     import opendp.prelude as dp
 
     import opendp_graph as dpg
     from benchmarks.node_level import error
-    from opendp_graph.measurements.degree_distribution import fit_degree_histogram
+    from opendp_graph.measurements.degree_distribution import (
+        fit_degree_histogram,
+        fit_noise_estimate,
+        make_bias_noise_scores,
+    )
 
     n = graph.num_nodes
     space = dpg.graph_domain(num_nodes=n), dpg.node_distance()
-    a = (dpg.make_degree_projection(*space, 2 * max(candidates)) >> dpg.then_degree_tail_counts(list(candidates)))(graph)
+    thetas = list(candidates)
+    bias_terms = make_bias_noise_scores(
+        lambda b: dpg.make_degree_projection(*space, b) >> dpg.then_degree_histogram(max_degree=b),
+        thetas, max(thetas), [0] * len(thetas),
+    )(graph)
     cells = []
-    for theta, above in zip(candidates, a):
+    for theta, p in zip(thetas, bias_terms):
         projection = dpg.make_degree_projection(*space, theta)
         own = np.bincount(projection(graph).degrees, minlength=n).astype(float)
         chain = projection >> dpg.then_cumulative_degree_histogram(max_degree=theta)
-        scale = dp.binary_search_param(lambda s, c=chain: c >> dp.m.then_laplace(scale=s), d_in=2,
+        scale = dp.binary_search_param(lambda s, c=chain: c >> dp.m.then_laplace(scale=s), d_in=1,
                                        d_out=epsilon * (1 - selection_share))
         release = chain >> dp.m.then_laplace(scale=scale)
         noise = np.median([error(fit_degree_histogram(np.asarray(release(graph), float), scale, num_nodes=n), own)
                            for _ in range(draws)])
-        cells.append(f"θ={theta}: bias {error(own, true):.3f} (score's 2A/n {2 * above / n:.3f}), "
-                     f"fitted noise {noise:.3f} (score's (θ+1)·scale/n {(theta + 1) * scale / n:.2f})")
+        cells.append(f"θ={theta}: bias {error(own, true):.3f} (score's P/n {-p / n:.3f}), "
+                     f"fitted noise {noise:.3f} (score's N/n {fit_noise_estimate(theta, scale, n) / n:.3f})")
     print("  score components /n: " + "; ".join(cells))
+
+
+def choice_at_budgets(name, log, roster, candidates, epsilons=(3.0, 10.0), runs=9):
+    """Where the budget lets the choice see the scores: the degree distribution's fixed-θ errors
+    at larger ε (``runs`` releases per θ), and the law of the choice (2,000 draws of OpenDP's
+    noisy max) on the current score and on the previous one (nodes above θ at twice the largest
+    candidate, doubled, plus the raw noise ``(θ + 1)·scale``, at its own sensitivity)."""
+    import opendp.prelude as dp
+
+    import opendp_graph as dpg
+    from benchmarks.node_level import error
+
+    space = dpg.polars.message_log_domain(), dpg.polars.person_log_distance()
+    to_graph = dpg.polars.make_person_graph(*space, roster=roster)
+    graph = dpg.polars.person_graph(log, roster)
+    n = graph.num_nodes
+    true = np.bincount(graph.degrees, minlength=n).astype(float)
+    print(f"\n{name}: the choice of θ at larger budgets (degree distribution, {runs} releases per fixed θ)")
+    for eps in epsilons:
+        fixed = {}
+        for theta in candidates:
+            meas = to_graph >> dpg.make_private_degree_distribution(
+                to_graph.output_domain, to_graph.output_metric, eps, [theta], num_nodes=n)
+            fixed[theta] = float(np.median([error(meas(log).histogram, true) for _ in range(runs)]))
+        best = min(fixed.values())
+        scores, _ = _real_scores(
+            lambda b: to_graph >> dpg.then_degree_projection(b) >> dpg.then_degree_histogram(max_degree=b),
+            lambda t: to_graph >> dpg.then_degree_projection(t) >> dpg.then_cumulative_degree_histogram(max_degree=t),
+            candidates, n, eps,
+        )
+        shares, median, mean, _ = choice_law(scores(log), fixed, scores.map(1), 0.1 * eps)
+        tails = to_graph >> dpg.then_degree_projection(2 * max(candidates)) >> dpg.then_degree_tail_counts(list(candidates))
+        raw = []
+        for theta in candidates:
+            chain = to_graph >> dpg.then_degree_projection(theta) >> dpg.then_cumulative_degree_histogram(max_degree=theta)
+            scale = dp.binary_search_param(lambda s, c=chain: c >> dp.m.then_laplace(scale=s), d_in=1, d_out=0.9 * eps)
+            raw.append((theta + 1) * scale)
+        previous = [-(2 * int(a) + int(round(r))) for a, r in zip(tails(log), raw)]
+        old_shares, old_median, old_mean, _ = choice_law(previous, fixed, 2 * tails.map(1), 0.1 * eps)
+        print(f"  ε = {eps:g}: fixed θ " + ", ".join(f"{t}: {e:.3f}" for t, e in fixed.items()))
+        print("    current score picks " + ", ".join(f"{p:.0%}" for p in shares)
+              + f": median {median / best:.2f}×, mean {mean / best:.2f}× the best fixed; previous score picks "
+              + ", ".join(f"{p:.0%}" for p in old_shares) + f": median {old_median / best:.2f}×, mean {old_mean / best:.2f}×")
 
 
 def message_count_histogram(name, log, roster, candidates, runs, epsilon=1.0):
@@ -215,8 +295,14 @@ def message_count_histogram(name, log, roster, candidates, runs, epsilon=1.0):
     print("  fixed k (median L1/n): " + ", ".join(f"k={k}: {e:.3f}" for k, e in fixed.items()))
     print(f"  k chosen under DP from {list(candidates)}: median {chosen:.3f} = {chosen / best:.2f}× the best fixed "
           f"(worst fixed {max(fixed.values()):.3f}); k chosen {ks}")
-    tails = dpg.polars.make_message_count_projection(*space, 2 * max(candidates), roster)
-    _print_oracle(fixed, n, 2 * tails.map(1), epsilon, best, what="k")
+    from opendp_graph.polars._message_counts import _cumulative, _histogram
+
+    scores, _ = _real_scores(
+        lambda b: dpg.polars.make_message_count_projection(*space, b, roster) >> _histogram(n, b),
+        lambda k: dpg.polars.make_message_count_projection(*space, k, roster) >> _cumulative(n, k),
+        candidates, n, epsilon,
+    )
+    _print_choice_laws(fixed, n, scores.map(1), epsilon, best, scores(log), what="k")
 
 
 def main(argv=None) -> None:
@@ -227,8 +313,9 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--data", default=None)
-    parser.add_argument("--only", choices=("histograms",), default=None,
-                        help="histograms: only the degree distribution and messages-per-person sections")
+    parser.add_argument("--only", choices=("histograms", "choice"), default=None,
+                        help="histograms: only the degree distribution and messages-per-person sections; "
+                             "choice: only the choice of θ at ε = 3 and 10")
     args = parser.parse_args(argv)
     dp.enable_features("contrib", "honest-but-curious")
 
@@ -242,6 +329,9 @@ def main(argv=None) -> None:
     if totals:
         monthly("synthetic hub-heavy log", synthetic, starts, args.runs, 2**15, (16, 32, 64, 128))
     # the generator's population is public: ids 0 .. num_people − 1
+    if args.only == "choice":
+        choice_at_budgets("synthetic hub-heavy log", synthetic, list(range(20_000)), (32, 64, 128, 256))
+        return
     degree_distribution("synthetic hub-heavy log", synthetic, list(range(20_000)), (32, 64, 128, 256), args.runs)
     message_count_histogram("synthetic hub-heavy log", synthetic, list(range(20_000)), (32, 64, 128, 256), args.runs)
     try:

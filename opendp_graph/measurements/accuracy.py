@@ -426,6 +426,9 @@ class ChoiceAccuracy:
     parameter: str
     choices: tuple[tuple[float, Accuracy], ...]
     bias: str
+    selection: str | None = None
+    """How much the choice itself can tell the candidates apart (public figures), when the
+    release says."""
 
     @property
     def worst(self) -> Accuracy:
@@ -440,7 +443,9 @@ class ChoiceAccuracy:
     def __str__(self) -> str:
         lines = [f"noise by the {self.parameter} chosen under DP:"]
         lines += [f"  {self.parameter} = {value:g}: {acc}" for value, acc in self.choices]
-        lines.append(f"not included: {self.bias}")
+        lines.append(f"bias and scope: {self.bias}")
+        if self.selection is not None:
+            lines.append(f"the choice: {self.selection}")
         return "\n".join(lines)
 
 
@@ -466,12 +471,13 @@ def _choice_statement(measurement: Any):
 
 
 def attach_choice_accuracy(
-    measurement: dp.Measurement, parameter: str, noise: str, scales: Any, bias: str
+    measurement: dp.Measurement, parameter: str, noise: str, scales: Any, bias: str, selection: str | None = None
 ) -> dp.Measurement:
     """Let :func:`accuracy` state the noise of ``measurement``, a release that picks one of
     several public candidates under DP: ``scales`` pairs each candidate with the scale of the
     ``noise`` (OpenDP's Laplace) added when it is picked; ``bias`` says what that noise leaves out
-    and where the release states it. Returns ``measurement``."""
+    and where the release states it; ``selection`` (optional) how well the choice can tell the
+    candidates apart. Returns ``measurement``."""
     choices = tuple((float(candidate), float(scale)) for candidate, scale in scales)
     mechanism = "make_gaussian" if noise.endswith("gaussian") else "make_laplace"
 
@@ -480,6 +486,7 @@ def attach_choice_accuracy(
             parameter=parameter,
             choices=tuple((c, noise_accuracy(noise, scale, alpha, mechanism=mechanism)) for c, scale in choices),
             bias=bias,
+            selection=selection,
         )
 
     setattr(measurement, _CHOICE_ATTRIBUTE, describe)
@@ -565,8 +572,9 @@ def accuracy(measurement: dp.Measurement, alpha: float = 0.05) -> Accuracy | Cho
 
 _PROJECTION_BIAS = (
     "what the degree projection drops (edges at nodes above θ, and so their partners' degrees): the interval is "
-    "around the projected graph's answer; for a person-level total with its bias stated use "
-    "dpg.polars.make_private_total"
+    "around the projected graph's answer. No release measures what it drops: when one person's edges change, "
+    "that number changes by up to their degree less θ, without bound unless the domain bounds degrees. For a "
+    "person-level total with its bias stated (an upper bound) use dpg.polars.make_private_total"
 )
 
 

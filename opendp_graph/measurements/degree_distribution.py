@@ -4,17 +4,16 @@ its post-processing, as one OpenDP measurement.
 :func:`make_private_degree_distribution` spends ``ε`` in two parts, composed by OpenDP's
 ``make_adaptive_composition`` (so one ``ε`` covers both):
 
-1. **θ chosen under DP** (``selection_share · ε``): every public candidate ``θ`` is scored by
-   ``−(2·A_θ + N_θ)``, where ``A_θ`` is the number of nodes of degree above ``θ`` in the graph
-   projected to a *larger* public bound ``scoring_bound`` (each node above ``θ`` moves at least
-   two units of histogram mass when the release projects it down to ``θ``) and ``N_θ`` is the
-   expected L1 size of the release's noise at ``θ`` (public: the noise scale times the ``θ + 1``
-   entries). ``A`` has a proven sensitivity
-   (:func:`~opendp_graph.make_degree_tail_counts` after
-   :func:`~opendp_graph.make_degree_projection`), the score twice that, and OpenDP's
-   ``make_noisy_max`` picks the best. The scores read the graph projected to ``scoring_bound``,
-   never to the candidate itself (a graph projected to ``θ`` has no node above ``θ``: its score
-   would ignore the data).
+1. **θ chosen under DP** (``selection_share · ε``): OpenDP's ``make_noisy_max`` picks the
+   candidate ``θ`` with the smallest estimated total error ``P_θ + N_θ``
+   (:func:`make_bias_noise_scores`). ``P_θ`` is the bias the bound leaves after the fit,
+   read from the degree histograms of the graph projected to ``θ`` and to a reference public
+   bound ``scoring_bound`` (the largest candidate by default): what the projection to ``θ`` moves below ``θ`` (partners' lowered
+   degrees) plus the nodes it caps at ``θ``. ``N_θ`` is public: the fitted release's expected
+   noise, ``min((θ + 1)·scale, √(n·scale))`` (:func:`fit_noise_estimate`). The score's
+   sensitivity is the sum of the two histograms' (proof in :func:`make_bias_noise_scores`).
+   The scores never read the graph projected to the candidate alone (a graph projected to
+   ``θ`` has no node above ``θ``: its score would ignore what the bound drops).
 2. **The release** (the rest of ``ε``): the ``θ``-cumulative degree histogram of the graph
    projected to ``θ``, with OpenDP's Laplace noise, then :func:`fit_degree_histogram` (or
    :func:`histogram_from_cumulative`): post-processing, which reads only the release.
@@ -42,7 +41,7 @@ from scipy.optimize import isotonic_regression, lsq_linear
 from ..core._checks import budget_share, integer_at_least, positive_finite, positive_integer
 from ..core.domains import graph_domain_descriptor
 from ..core.metrics import metric_descriptor
-from ..transformations.degrees import then_cumulative_degree_histogram, then_degree_tail_counts
+from ..transformations.degrees import then_cumulative_degree_histogram, then_degree_histogram
 from ..transformations.projection import make_degree_projection
 from .accuracy import attach_choice_accuracy
 
@@ -289,6 +288,7 @@ def make_private_degree_distribution(
     selection_share: float = 0.1,
     scoring_bound: int | None = None,
     num_nodes: int | None = None,
+    expected_nodes: int | None = None,
     postprocess: str = "fit",
     d_in: int = 1,
 ) -> dp.Measurement:
@@ -312,15 +312,21 @@ def make_private_degree_distribution(
         promises ``max_degree = D``, candidates above ``D`` become ``D`` (the projection is then
         the identity, and the bins above ``D`` would only add noise).
     :param selection_share: the part of ``ε`` spent choosing ``θ``.
-    :param scoring_bound: the bound of the projection the scores read (default twice the largest
-        candidate): nodes above it are not seen by any score, so it should exceed every
-        candidate; the selection's noise grows with it (its sensitivity is ``2(bound + 1)`` under
-        node insertion, ``4·bound`` under rewiring).
+    :param scoring_bound: the bound of the reference projection the scores compare each
+        candidate's with (default: the largest candidate; at least that). What it drops itself
+        is common to every candidate's score; the selection's noise grows with it (its
+        sensitivity is the degree histogram's at the largest candidate plus at the bound:
+        ``2(θ_max + bound) + 2`` under node insertion, ``4(θ_max + bound)`` per rewired node).
     :param num_nodes: the number of nodes *if public*, i.e. fixed by the domain
         (``graph_domain(num_nodes=n)``): the post-processing then makes the histogram sum to
         it. Under node insertion the node set is private and ``n`` normally is too; a domain
         that fixes ``n`` holds no two graphs one insertion apart, so there ``d_in = 1`` is
         refused (its guarantee would be empty): protect a rewired node with ``d_in = 2``.
+    :param expected_nodes: a *public* estimate of the number of nodes, read only by the
+        selection's noise term (:func:`fit_noise_estimate`) when ``num_nodes`` is not public (node
+        insertion): a rough figure is enough, and a wrong one makes the choice worse, never the
+        guarantee. Without either, the noise term is the raw ``(θ + 1)·scale``, which is much
+        larger than the fit's error at large ``θ`` and pushes the choice to small ``θ``.
     :param postprocess: ``"fit"`` (default: :func:`fit_degree_histogram`, smooth on a log
         scale, tail above ``θ`` filled in) or ``"isotonic"`` (:func:`histogram_from_cumulative`).
     :return: a measurement whose output is a :class:`DegreeDistributionRelease`.
@@ -334,8 +340,8 @@ def make_private_degree_distribution(
     people.
 
     **Privacy guarantee.** ``make_adaptive_composition`` of (a) OpenDP's ``make_noisy_max`` on the
-    score vector, whose L∞ sensitivity is twice that of the tail counts of the scoring
-    projection (their rules), and (b) OpenDP's Laplace on the ``θ``-cumulative histogram of the
+    score vector, whose L∞ sensitivity is the sum of the degree histograms' of the projections to
+    the largest candidate and to the scoring bound (:func:`make_bias_noise_scores`), and (b) OpenDP's Laplace on the ``θ``-cumulative histogram of the
     projection to ``θ`` (their rules), calibrated so that every candidate's release costs at most
     the same ``ε₂``; the post-processing reads only the releases. The composition is adaptive
     (``θ`` from (a) chooses (b)), which OpenDP's compositor allows; its privacy map is defined
@@ -370,6 +376,8 @@ def make_private_degree_distribution(
     share = budget_share("selection_share", selection_share)
     d_in = positive_integer("d_in", d_in)
     bound = choice_arguments(thetas, scoring_bound, postprocess)
+    if expected_nodes is not None:
+        expected_nodes = positive_integer("expected_nodes", expected_nodes)
     if num_nodes is not None:
         _check_num_nodes(num_nodes)
         if descriptor.num_nodes is None or descriptor.num_nodes != num_nodes:
@@ -386,22 +394,103 @@ def make_private_degree_distribution(
         d_in=d_in,
         gaussian=gaussian,
         release_chain=lambda theta: _release_chain(input_domain, input_metric, theta, l2=gaussian),
-        tail_counts=lambda: make_degree_projection(input_domain, input_metric, bound) >> then_degree_tail_counts(thetas),
+        histogram_at=lambda b: make_degree_projection(input_domain, input_metric, b) >> then_degree_histogram(max_degree=b),
+        bound=bound,
         num_nodes=num_nodes,
+        public_size=num_nodes if num_nodes is not None else expected_nodes,
         postprocess=postprocess,
         what="degree histogram",
         bias=(
-            "per entry of the θ-cumulative histogram of the projection to θ (noisy_cumulative), before the "
-            "post-processing; the projection's bias (nodes above θ capped, their partners' degrees lowered) "
-            "and the post-processing's change are not included"
+            "the noise is per entry of the θ-cumulative histogram of the projection to θ (noisy_cumulative), "
+            "before the post-processing; it leaves out the post-processing's change and the projection's bias: "
+            "the nodes capped at θ (the release's at_bound, DP) and their partners' lowered degrees"
         ),
     )
 
 
+def fit_noise_estimate(theta: int, noise_per_entry: float, num_nodes: int | None) -> int:
+    """The score's noise term: the expected L1 error that the release's noise leaves in the
+    fitted histogram at ``θ``, estimated from public figures, ``min((θ + 1)·e, √(n·e))`` (``e``:
+    the expected absolute noise of one entry, the Laplace scale or ``σ·√(2/π)``; ``n``: the
+    number of people, public or a public estimate; without it ``(θ + 1)·e``, the raw noise),
+    rounded to an integer.
+
+    Why ``√(n·e)``: the fit follows a bin whose count is well above the noise (error about
+    ``e`` per bin) and shrinks a bin whose count is below it towards its neighbours (error at
+    most about the count). For a heavy tail ``h_k ≈ n/k²`` that is ``Σ_k min(e, n/k²) ≈ 2√(n·e)``.
+    Measured at ε = 0.9 (7 releases per ``θ``; the fit against the projection's own histogram),
+    the fitted error over ``√(n·e)`` was 0.5–1.5 on the synthetic hub-heavy person graph (20,000
+    people, ``θ`` 16–256), Enron's (156, ``θ`` 4–64) and Deezer HU under node insertion
+    (47,538, ``θ`` 32–64; below, ``(θ + 1)·e`` binds), where the raw ``(θ + 1)·e`` was 4–60
+    times too large at the larger ``θ``. A heuristic for ranking candidates, not a bound: it
+    reads no private value, so it changes the choice, never the guarantee.
+
+    >>> from opendp_graph.measurements.degree_distribution import fit_noise_estimate
+    >>> fit_noise_estimate(8, 10.0, 47_538), fit_noise_estimate(256, 1137.8, 20_000)
+    (90, 4770)
+    """
+    raw = (theta + 1) * noise_per_entry
+    return int(round(raw if num_nodes is None else min(raw, math.sqrt(num_nodes * noise_per_entry))))
+
+
+def make_bias_noise_scores(histogram_at, thetas: list[int], bound: int, noise_terms: list[int]) -> dp.Transformation:
+    """The selection's scores: for each candidate ``θ``, ``−(P_θ + N_θ)``, where ``N_θ`` is a
+    public noise term (:func:`fit_noise_estimate`) and ``P_θ`` estimates the bias the bound
+    ``θ`` leaves after the fit, from the histograms ``H_θ`` and ``H_B`` of the projections to
+    ``θ`` and to the scoring bound ``B``::
+
+        P_θ = Σ_{k<θ} |H_θ[k] − H_B[k]|  +  H_θ[θ]
+
+    The first sum is what the bound does below ``θ`` (people whose partners or messages it
+    dropped, moved to lower bins); the second counts the people it capped, whom the fit then
+    spreads over a tail (a capped person is half a mistake on average: measured total error ≈
+    first sum + fitted noise + 0.5–1 × capped people, on Deezer HU, email-Eu-core, Enron and the
+    synthetic person graph). The projections to ``θ`` and ``B`` both *read* the data; what the
+    scoring bound ``B`` itself drops is common to all candidates.
+
+    ``histogram_at(b)``: the stable histogram (bins ``0..b``, ``i64``, ``l1_distance``) of the
+    projection to ``b``, from the release's input space.
+
+    **Stability guarantee:** ``d ↦ max_θ Δ_θ(d) + Δ_B(d)`` into ``linf_distance``, ``Δ_b`` the
+    histogram's stability map at ``b``. *Proof.* For inputs at distance ``d``, by the triangle
+    inequality ``|P_θ(x) − P_θ(x′)| ≤ Σ_{k<θ}(|H_θ[k] − H′_θ[k]| + |H_B[k] − H′_B[k]|) +
+    |H_θ[θ] − H′_θ[θ]| ≤ ‖H_θ − H′_θ‖₁ + ‖H_B − H′_B‖₁ ≤ Δ_θ(d) + Δ_B(d)``; ``N_θ`` is the same
+    for both, and the L∞ distance of the vector is the largest entry's. An upper bound, not
+    tight: a partner's move counted in both histograms may cancel in their difference (on every
+    graph of 5 nodes and a deleted node, candidates ``[1, 2]`` and ``B = 3``, the largest change is
+    6 of the map's 14). Brute-forced over small graphs and logs in
+    ``tests/measurements/test_selection_score.py``."""
+    histograms = {b: histogram_at(b) for b in sorted({*thetas, bound})}
+    reference = histograms[bound]
+    n_terms = [int(v) for v in noise_terms]
+
+    def scores(x) -> list[int]:
+        h_b = np.asarray(reference(x), dtype=np.int64)
+        out = []
+        for theta, noise in zip(thetas, n_terms):
+            h = np.asarray(histograms[theta](x), dtype=np.int64)
+            below = int(np.abs(h[:theta] - h_b[:theta]).sum())
+            out.append(-(below + int(h[theta]) + noise))
+        return out
+
+    first = histograms[thetas[0]]
+    space = dp.vector_domain(dp.atom_domain(T=dp.i64), size=len(thetas)), dp.linf_distance(T=dp.i64)
+    return dp.t.make_user_transformation(
+        first.input_domain,
+        first.input_metric,
+        *space,
+        scores,
+        lambda d: max(histograms[t].map(d) for t in thetas) + reference.map(d),
+    )
+
+
 def choice_arguments(candidates: list[int], scoring_bound: Any, postprocess: str) -> int:
-    """The scoring bound (default twice the largest candidate) after checking it and the
+    """The scoring bound (default the largest candidate) after checking it and the
     post-processing's name: the arguments :func:`choose_bound_and_release`'s callers share."""
-    bound = 2 * candidates[-1] if scoring_bound is None else scoring_bound
+    # the largest candidate: a larger reference adds its histogram's sensitivity to the
+    # selection's noise (3·Δ instead of 2·Δ for twice the largest) and changes little in the
+    # ranking (measured on the synthetic person graph: the same order at either)
+    bound = candidates[-1] if scoring_bound is None else scoring_bound
     if isinstance(bound, bool) or not isinstance(bound, Integral) or bound < candidates[-1]:
         raise ValueError(f"scoring_bound must be an integer at least the largest candidate {candidates[-1]}, got {scoring_bound!r}")
     if postprocess not in ("fit", "isotonic"):
@@ -418,8 +507,10 @@ def choose_bound_and_release(
     selection_share: float,
     d_in: int,
     release_chain,
-    tail_counts,
+    histogram_at,
+    bound: int,
     num_nodes: int | None,
+    public_size: int | None = None,
     postprocess: str,
     what: str,
     bias: str,
@@ -456,14 +547,10 @@ def choose_bound_and_release(
 
     selector = None
     if selecting:
-        noise_l1 = [(t + 1) * releases[t][1] * per_entry for t in thetas]
-        tails = tail_counts()
-        space = dp.vector_domain(dp.atom_domain(T=dp.i64), size=len(thetas)), dp.linf_distance(T=dp.i64)
-        # score = −(2·A + N), N public: an affine map with L∞ stability 2
-        score = dp.t.make_user_transformation(
-            *space, *space, lambda a: [-(2 * int(x) + int(round(n))) for x, n in zip(a, noise_l1)], lambda d: 2 * d
-        )
-        scores = tails >> score
+        noise_terms = [
+            fit_noise_estimate(theta, releases[theta][1] * per_entry, public_size) for theta in thetas
+        ]
+        scores = make_bias_noise_scores(histogram_at, thetas, bound, noise_terms)
         # a hair below the rest, so that the two parts' floating-point sum stays within ε
         eps_select = (epsilon - d_mids[0]) * (1 - 1e-9)
         if eps_select <= 0:
@@ -500,12 +587,52 @@ def choose_bound_and_release(
         )
 
     measurement = composition >> dp.new_function(run, TO="ExtrinsicObject")
+    bias = f"{bias}; {_unmeasured_bias_cost(histogram_at, thetas, bound, d_in, epsilon * share, public_size)}"
     return attach_choice_accuracy(
         measurement,
         "θ",
         "discrete_gaussian" if gaussian else "discrete_laplace",
         [(theta, releases[theta][1]) for theta in thetas],
         bias=bias,
+        selection=None if selector is None else _selection_statement(s_scale, public_size),
+    )
+
+
+def _selection_statement(scale: float, size: int | None) -> str:
+    """What the noisy max can tell apart, from its public noise scale ``β``. OpenDP's noisy max
+    at scale ``β`` is ``2t/β``-DP for scores that move by ``t`` in L∞ (its privacy map), so its
+    law on a score vector of spread ``R`` is within a factor ``exp(R/β)`` of its law on the
+    constant vector at the middle, which is uniform: every candidate is picked with probability
+    within a factor ``exp(R/β)`` of ``1/k``. A perfect score (each candidate's error
+    ``Σ_k |released_k − true_k|``, between 0 and ``2n``) has ``R ≤ 2n``."""
+    text = f"noisy max with noise scale {scale:,.0f}"
+    if size is None:
+        return text + " (in nodes; compare it with the number of nodes: near or above it, the choice is close to uniform)"
+    factor = math.exp(min(2 * size / scale, 700.0))
+    verdict = (
+        "the choice can barely tell the candidates apart; use fewer candidates, a larger ε or a bound fixed from "
+        "public knowledge"
+        if factor < 3
+        else "the choice can tell apart candidates whose errors differ by a good part of n"
+    )
+    return (
+        f"{text} = {scale / size:.2g}·n: even a perfect score moves each candidate's chance only within a factor "
+        f"{factor:.3g} of 1/k; {verdict}"
+    )
+
+
+def _unmeasured_bias_cost(histogram_at, thetas: list[int], bound: int, d_in: int, budget: float, size: int | None) -> str:
+    """Why the release does not measure what the bound moves below ``θ``, in public figures: that
+    sum has the selection score's sensitivity ``Δ_θ + Δ_B`` (:func:`make_bias_noise_scores`), so
+    releasing it at the selection's budget would need noise of scale ``(Δ_θ + Δ_B) / budget``."""
+    reference = histogram_at(bound).map(d_in)
+    scales = [(t, (histogram_at(t).map(d_in) + reference) / budget) for t in thetas]
+    def per(scale):
+        return f"{scale:,.0f}" + ("" if size is None else f" ({scale / size:.2g}·n)")
+    listed = ", ".join(f"{t}: {per(scale)}" for t, scale in scales)
+    return (
+        "what the bound moves below θ is not measured: under DP at ε·selection_share = "
+        f"{budget:.3g} it would need noise of scale {listed} by candidate θ"
     )
 
 

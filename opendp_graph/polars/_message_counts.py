@@ -151,19 +151,18 @@ def _cumulative(size: int, max_count: int) -> dp.Transformation:
     )
 
 
-def _tails(size: int, thresholds: list[int]) -> dp.Transformation:
-    """Counts → people with more than each threshold, ``linf_distance``. Stability ``d → d``:
-    an entry moves only for a person whose count crosses it, which costs at least one unit of
-    the counts' L1 distance."""
-    cut = np.asarray(thresholds, dtype=np.int64)
+def _histogram(size: int, max_count: int) -> dp.Transformation:
+    """Counts → the histogram over ``0..max_count`` (entry ``c``: people with ``c`` messages;
+    counts above are clamped into the last entry). Stability ``d → 2d``: a count moving by one
+    moves one person to the next entry (or nowhere, above ``max_count``), two units of L1."""
 
     def function(counts: list[int]) -> list[int]:
-        values = np.sort(np.asarray(counts, dtype=np.int64))
-        return (values.size - np.searchsorted(values, cut, side="right")).astype(np.int64).tolist()
+        values = np.minimum(np.asarray(counts, dtype=np.int64), max_count)
+        return np.bincount(values, minlength=max_count + 1).astype(np.int64).tolist()
 
     return dp.t.make_user_transformation(
-        *_count_space(size), dp.vector_domain(dp.atom_domain(T=dp.i64), size=len(thresholds)), dp.linf_distance(T=dp.i64),
-        function, lambda d: d,
+        *_count_space(size), dp.vector_domain(dp.atom_domain(T=dp.i64), size=max_count + 1), dp.l1_distance(T=dp.i64),
+        function, lambda d: 2 * d,
     )
 
 
@@ -185,13 +184,16 @@ def make_private_message_count_histogram(
     ``histogram[c]``: people with ``c`` messages).
 
     The two parts are those of :func:`~opendp_graph.make_private_degree_distribution`: ``k``
-    chosen by OpenDP's noisy max on the score ``−(2·A_k + N_k)`` (``A_k``: people above ``k`` in
-    the projection to ``scoring_bound``, default twice the largest candidate; ``N_k``: the
-    release's expected raw noise L1), then OpenDP's Laplace on the ``k``-cumulative histogram of
+    chosen by OpenDP's noisy max on the estimated total error ``P_k + N_k``
+    (:func:`~opendp_graph.measurements.degree_distribution.make_bias_noise_scores`: ``P_k`` from the histograms of the counts
+    bounded to ``k`` and to ``scoring_bound``, default the largest candidate: the people
+    the bound moves below ``k`` plus those it caps; ``N_k = min((k + 1)·scale, √(n·scale))``,
+    public), then OpenDP's Laplace on the ``k``-cumulative histogram of
     :func:`make_message_count_projection` at ``k``, then :func:`~opendp_graph.fit_degree_histogram`
     (``n`` = the roster's size, public). Sensitivities: ``2k`` for the release
     (:func:`make_message_count_projection`, then a count moving by one moves one cumulative
-    entry by one), ``4·scoring_bound`` for the score.
+    entry by one), ``4·(k_max + scoring_bound)`` for the score (each histogram moves by twice
+    its counts' L1).
 
     **What it leaves out** (bias the noise does not show): group messages (three owners or more)
     and messages with an owner off the roster (:func:`person_graph_scope`); the people the scan
@@ -222,13 +224,15 @@ def make_private_message_count_histogram(
         selection_share=share,
         d_in=d_in,
         release_chain=lambda k: make_message_count_projection(input_domain, input_metric, k, people) >> _cumulative(size, k),
-        tail_counts=lambda: make_message_count_projection(input_domain, input_metric, bound, people) >> _tails(size, ks),
+        histogram_at=lambda b: make_message_count_projection(input_domain, input_metric, b, people) >> _histogram(size, b),
+        bound=bound,
         num_nodes=size,
+        public_size=size,
         postprocess=postprocess,
         what="message-count histogram",
         bias=(
-            "per entry of the k-cumulative histogram of the counts bounded to k (noisy_cumulative), before the "
-            "post-processing; what the bound drops (people above k capped, their correspondents' dropped "
-            "messages) and the group messages left out (person_graph_scope) are not included"
+            "the noise is per entry of the k-cumulative histogram of the counts bounded to k (noisy_cumulative), "
+            "before the post-processing; it leaves out what the bound drops (the people capped at k, the release's "
+            "at_bound, and their correspondents' dropped messages) and the group messages (person_graph_scope)"
         ),
     )
