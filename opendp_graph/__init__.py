@@ -124,9 +124,10 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    # Imported on first use only: ``dpg.spark`` needs the optional pyspark (which it imports
-    # lazily itself), and the reproductions are for the ``opendp-graph reproduce`` command.
-    if name in ("spark", "experiments"):
+    # Imported on first use only: ``dpg.spark`` needs the optional pyspark and ``dpg.text``
+    # scikit-learn (each imports them lazily itself), and the reproductions are for the
+    # ``opendp-graph reproduce`` command.
+    if name in ("spark", "experiments", "text"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)

@@ -22,7 +22,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("measurements", ("opendp_graph.measurements",)),
     ("privacy notions", ("opendp_graph.blowfish", "opendp_graph.pufferfish")),
     ("interpretation and verification", ("opendp_graph.interpret", "opendp_graph.verify")),
-    ("adapters", ("opendp_graph.polars", "opendp_graph.spark", "opendp_graph.datasets")),
+    ("adapters", ("opendp_graph.polars", "opendp_graph.spark", "opendp_graph.datasets", "opendp_graph.text")),
     ("namespace and commands", ("opendp_graph", "opendp_graph.cli", "opendp_graph.experiments", "opendp_graph.conftest")),
 ]
 
@@ -210,13 +210,13 @@ def test_import_loads_neither_the_reproductions_nor_the_optional_adapters(python
     code = (
         "import sys, opendp_graph\n"
         "print(sorted(m for m in sys.modules if m.startswith(('opendp_graph.experiments', 'opendp_graph.spark', "
-        "'opendp_graph.cli', 'pyspark', 'matplotlib'))))"
+        "'opendp_graph.cli', 'opendp_graph.text', 'pyspark', 'matplotlib'))))"
     )
     out = python_output(code)
     assert out.strip() == "[]"
 
 
-@pytest.mark.parametrize("name", ["spark", "experiments"])
+@pytest.mark.parametrize("name", ["spark", "experiments", "text"])
 def test_lazy_subpackages_load_on_first_use(name):
     code = f"import opendp_graph as dpg; m = dpg.{name}; print(m.__name__)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

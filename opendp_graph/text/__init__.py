@@ -1,0 +1,41 @@
+"""Text in message logs, and language models from released counts.
+
+* :mod:`._tokens`: tokens (scikit-learn's analyzer, behind the ``text`` extra), n-grams **per
+  message** (:func:`ngram_counts`) or **per pair** (:func:`pair_ngram_graph`, the edge labels
+  that :func:`~opendp_graph.make_label_counts` releases under edge, group and Pufferfish
+  privacy), and a public snapshot split off by time (:func:`split_by_time`);
+* :mod:`._lm`: :class:`NGramModel`, interpolated Kneser–Ney from counts (pure post-processing of
+  a release, robust to noisy and negative counts), scoring, sampling, and the ARPA format.
+
+An adapter like :mod:`opendp_graph.polars`: it reads tables and builds graphs; the releases are
+the package's queries and OpenDP's noise.
+"""
+
+from ._lm import NGramModel, read_arpa
+from ._tokens import (
+    BOS,
+    EOS,
+    UNK,
+    fold_unknown,
+    make_analyzer,
+    message_tokens,
+    ngram_counts,
+    ngrams,
+    pair_ngram_graph,
+    split_by_time,
+)
+
+__all__ = [
+    "BOS",
+    "EOS",
+    "UNK",
+    "NGramModel",
+    "fold_unknown",
+    "make_analyzer",
+    "message_tokens",
+    "ngram_counts",
+    "ngrams",
+    "pair_ngram_graph",
+    "read_arpa",
+    "split_by_time",
+]

@@ -1,0 +1,277 @@
+"""Text in a message log: tokens, n-grams per message or per pair, and a public snapshot split off
+by time.
+
+Tokenising is scikit-learn's (``CountVectorizer``'s analyzer: lower-casing, its token pattern,
+its English stop words), behind the ``text`` extra (``pip install "opendp-graph[text]"``); we add
+only what e-mail needs (leading ``re:``/``fw:`` markers removed) and the sentence boundaries a
+language model needs (``<s>`` and ``</s>``).
+
+**Per message or per pair.** A message's n-grams can be counted once per message
+(:func:`ngram_counts`, ``per="message"``: what a language model is trained on) or once per pair
+of people who exchanged them (``per="pair"``: the label sets of :func:`pair_ngram_graph`, the
+edge properties of paper 001, whose counts :func:`~opendp_graph.make_label_counts` releases under
+edge, group and Pufferfish privacy). The two differ when a pair repeats a subject: the first
+counts every repetition, the second one. Every function here that counts says which it does.
+**Messages to oneself** have no pair: the pair route leaves them out and says how many
+(:func:`pair_ngram_graph` returns the number), the message route keeps them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+__all__ = [
+    "BOS",
+    "EOS",
+    "UNK",
+    "fold_unknown",
+    "make_analyzer",
+    "message_tokens",
+    "ngrams",
+    "ngram_counts",
+    "pair_ngram_graph",
+    "split_by_time",
+]
+
+BOS, EOS, UNK = "<s>", "</s>", "<unk>"
+_REPLY_MARKERS = re.compile(r"^\s*(?:(?:re|fw|fwd)\s*(?:\[\d+\])?\s*:\s*)+", re.IGNORECASE)
+
+
+def _sklearn_text():
+    try:
+        from sklearn.feature_extraction import text
+    except ImportError as error:  # the text extra is optional
+        raise ImportError(
+            'the text front end needs scikit-learn: pip install "opendp-graph[text]"'
+        ) from error
+    return text
+
+
+def make_analyzer(
+    *, stop_words: str | Sequence[str] | None = None, lowercase: bool = True, strip_reply_markers: bool = True
+) -> Callable[[str | None], list[str]]:
+    """A tokeniser: text → its words in order, as scikit-learn's ``CountVectorizer`` splits them
+    (its default token pattern: runs of two or more word characters), lower-cased, with leading
+    e-mail reply/forward markers (``"RE: FW:"``) removed and, optionally, stop words dropped.
+    ``None`` or empty text gives ``[]``.
+
+    :param stop_words: ``"english"`` (scikit-learn's list), a list of words, or ``None``.
+    :param lowercase: lower-case first (scikit-learn's default).
+    :param strip_reply_markers: remove leading ``re:``, ``fw:``, ``fwd:`` (they describe the
+        e-mail client, not the content).
+
+    >>> from opendp_graph.text import make_analyzer
+    >>> make_analyzer()("RE: FW: Lunch at the Hyatt?")
+    ['lunch', 'at', 'the', 'hyatt']
+    >>> make_analyzer(stop_words="english")("RE: FW: Lunch at the Hyatt?")
+    ['lunch', 'hyatt']
+    """
+    if stop_words is not None and not isinstance(stop_words, str):
+        stop_words = list(stop_words)
+        if not all(isinstance(w, str) for w in stop_words):
+            raise TypeError("stop_words must be 'english', a list of words, or None")
+    elif isinstance(stop_words, str) and stop_words != "english":
+        raise ValueError(f"stop_words must be 'english', a list of words, or None, got {stop_words!r}")
+    text = _sklearn_text()
+    analyze = text.CountVectorizer(lowercase=lowercase, stop_words=stop_words).build_analyzer()
+
+    def analyzer(value: str | None) -> list[str]:
+        if value is None:
+            return []
+        if not isinstance(value, str):
+            raise TypeError(f"text must be a str or None, got {type(value).__name__}")
+        if strip_reply_markers:
+            value = _REPLY_MARKERS.sub("", value)
+        return analyze(value)
+
+    return analyzer
+
+
+def fold_unknown(analyzer: Callable[[str | None], list[str]], vocabulary: Iterable[str]) -> Callable[[str | None], list[str]]:
+    """The analyzer with every word outside the public ``vocabulary`` replaced by ``<unk>``."""
+    known = frozenset(vocabulary)
+    return lambda value: [w if w in known else UNK for w in analyzer(value)]
+
+
+def ngrams(tokens: Sequence[str], orders: Iterable[int] = (1, 2), *, boundaries: bool = True) -> list[str]:
+    """The n-grams of one token sequence, in order, each as its words joined by one space.
+    With ``boundaries`` the sequence is padded with ``<s>`` before and ``</s>`` after, as a
+    language model reads it (``<s>`` alone is never a unigram: it is not predicted).
+
+    >>> from opendp_graph.text import ngrams
+    >>> ngrams(["gas", "prices"], orders=(1, 2))
+    ['gas', 'prices', '</s>', '<s> gas', 'gas prices', 'prices </s>']
+    """
+    orders = _orders(orders)
+    padded = [BOS, *tokens, EOS] if boundaries else list(tokens)
+    out: list[str] = []
+    for n in orders:
+        start = 1 if boundaries and n == 1 else 0
+        for i in range(start, len(padded) - n + 1):
+            out.append(" ".join(padded[i : i + n]))
+    return out
+
+
+def _orders(orders: Iterable[int]) -> tuple[int, ...]:
+    values = tuple(orders)
+    if not values or any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in values):
+        raise ValueError(f"orders must be positive integers, got {values!r}")
+    return tuple(sorted(set(values)))
+
+
+def message_tokens(
+    frame: Any,
+    text: str = "subject",
+    *,
+    message_id: str = "message_id",
+    analyzer: Callable[[str | None], list[str]] | None = None,
+    keep: Sequence[str] = ("time", "sender"),
+):
+    """One row per message with its tokens: a message log with one row per (message, recipient),
+    as :func:`~opendp_graph.datasets.load_enron_messages` gives, reduced to the first row of each
+    message (the text, the time and the sender are the message's) plus a ``tokens`` column
+    (``List(String)``), ordered by time when there is a ``time`` column, then by ``message_id``.
+    Messages whose text has no token keep an empty list.
+
+    :param frame: a Polars ``DataFrame`` or ``LazyFrame``.
+    :param text: the column holding each message's text.
+    :param analyzer: the tokeniser (default :func:`make_analyzer`'s).
+    :param keep: the other per-message columns to keep (those present).
+    """
+    import polars as pl
+
+    if isinstance(frame, pl.LazyFrame):
+        frame = frame.collect()
+    if not isinstance(frame, pl.DataFrame):
+        raise TypeError(f"frame must be a polars DataFrame or LazyFrame, got {type(frame).__name__}")
+    for name in (text, message_id):
+        if name not in frame.columns:
+            raise ValueError(f"the frame has no column {name!r} (columns: {frame.columns})")
+    analyze = analyzer or make_analyzer()
+    columns = [c for c in keep if c in frame.columns and c not in (text, message_id)]
+    messages = frame.group_by(message_id, maintain_order=True).agg(
+        [pl.col(text).first()] + [pl.col(c).first() for c in columns]
+    )
+    order = (["time"] if "time" in columns else []) + [message_id]
+    messages = messages.sort(order)
+    tokens = [analyze(value) for value in messages[text].to_list()]
+    return messages.with_columns(pl.Series("tokens", tokens, dtype=pl.List(pl.String)))
+
+
+def ngram_counts(token_lists: Iterable[Sequence[str]], orders: Iterable[int] = (1, 2), *, boundaries: bool = True) -> Counter:
+    """Non-private: each n-gram's number of occurrences, **per message** (a message that repeats
+    an n-gram counts it each time; a message sent to ten people counts once). For public
+    snapshots and for evaluation; the private counts come from a DP release.
+
+    >>> from opendp_graph.text import ngram_counts
+    >>> ngram_counts([["gas"], ["gas", "gas"]], orders=(1,))["gas"]
+    3
+    """
+    orders = _orders(orders)
+    counts: Counter = Counter()
+    for tokens in token_lists:
+        counts.update(ngrams(tokens, orders, boundaries=boundaries))
+    return counts
+
+
+def pair_ngram_graph(
+    frame: Any,
+    nodes: Sequence[Any],
+    *,
+    orders: Iterable[int] = (1, 2),
+    text: str = "subject",
+    src: str = "sender",
+    dst: str = "recipient",
+    analyzer: Callable[[str | None], list[str]] | None = None,
+    boundaries: bool = True,
+    vocabulary: Iterable[str] | None = None,
+):
+    """The communication graph of a log with, on each edge, the set of n-grams of all the
+    messages the pair exchanged (either direction): counts over it are **per pair** (an n-gram a
+    pair used fifty times counts once). Messages to oneself have no edge and are left out.
+
+    :param frame: one row per (message, recipient), Polars.
+    :param nodes: the public list of people (as for :func:`~opendp_graph.polars.graph_from_polars`).
+    :param vocabulary: a public word list: other words become ``<unk>`` before the n-grams are
+        formed (so a language model's unknown-word mass is counted too).
+    :return: ``(graph, self_messages)``: the labelled :class:`~opendp_graph.Graph` and the number of
+        messages to oneself left out (private: for the user's own bookkeeping).
+    """
+    import polars as pl
+
+    from ..polars import graph_from_polars
+
+    if isinstance(frame, pl.LazyFrame):
+        frame = frame.collect()
+    analyze = analyzer or make_analyzer()
+    if vocabulary is not None:
+        analyze = fold_unknown(analyze, vocabulary)
+    orders = _orders(orders)
+    subjects = frame[text].to_list()
+    cache: dict = {}
+    labels = []
+    for value in subjects:
+        if value not in cache:
+            cache[value] = sorted(set(ngrams(analyze(value), orders, boundaries=boundaries)))
+        labels.append(cache[value])
+    rows = frame.select(src, dst).with_columns(pl.Series("ngrams", labels, dtype=pl.List(pl.String)))
+    self_rows = rows.filter(pl.col(src) == pl.col(dst))
+    graph = graph_from_polars(rows, src=src, dst=dst, labels="ngrams", nodes=nodes, self_loops="drop")
+    return graph, self_rows.height
+
+
+def split_by_time(frame: Any, *boundaries: Any, time: str = "time") -> tuple:
+    """The log cut at public times: ``split_by_time(log, t1, t2)`` gives the rows before ``t1``,
+    from ``t1`` to before ``t2``, and from ``t2`` on (a public snapshot, the private period, a
+    held-out period, say). Boundaries are ``datetime`` s or ISO date strings (UTC when naive),
+    increasing; they must be public (chosen without reading the private period).
+
+    >>> import polars as pl
+    >>> from datetime import datetime
+    >>> from opendp_graph.text import split_by_time
+    >>> log = pl.DataFrame({"time": [datetime(2000, 1, 1), datetime(2001, 6, 1)], "x": [1, 2]})
+    >>> [part["x"].to_list() for part in split_by_time(log, "2001-01-01")]
+    [[1], [2]]
+    """
+    import polars as pl
+
+    if not boundaries:
+        raise ValueError("give at least one boundary time")
+    if time not in frame.collect_schema().names():
+        raise ValueError(f"the frame has no time column {time!r}")
+    cuts = [_utc(b) for b in boundaries]
+    if any(b >= a for a, b in zip(cuts[1:], cuts)):
+        raise ValueError("boundaries must be strictly increasing")
+    column = pl.col(time)
+    dtype = frame.collect_schema()[time]
+    zone = getattr(dtype, "time_zone", None)
+
+    def lit(value: datetime):
+        literal = pl.lit(value if zone else value.replace(tzinfo=None))
+        return literal.dt.convert_time_zone(zone) if zone else literal
+
+    edges = [None, *cuts, None]
+    parts = []
+    for start, end in zip(edges, edges[1:]):
+        part = frame
+        if start is not None:
+            part = part.filter(column >= lit(start))
+        if end is not None:
+            part = part.filter(column < lit(end))
+        parts.append(part)
+    return tuple(parts)
+
+
+def _utc(value: Any) -> datetime:
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError(f"a boundary must be an ISO date or datetime, got {value!r}") from None
+    if not isinstance(value, datetime):
+        raise TypeError(f"a boundary must be a datetime or an ISO date string, got {type(value).__name__}")
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)

@@ -1,0 +1,210 @@
+"""The text front end (opendp_graph.text): tokens, n-grams per message and per pair, the split by
+time, and the Kneser–Ney model built from (noisy) counts: every distribution sums to one, the
+model is a function of the counts alone, and the ARPA file round-trips."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import math
+import random
+from datetime import datetime, timezone
+
+import numpy as np
+import polars as pl
+import pytest
+
+pytest.importorskip("sklearn", reason='the text front end needs scikit-learn: pip install "opendp-graph[text]"')
+
+import opendp_graph as dpg  # noqa: E402
+from opendp_graph import text as T  # noqa: E402
+from opendp_graph.transformations.labels import label_counts  # noqa: E402
+
+
+# ----------------------------------------------------------------------------- tokens and n-grams
+def test_the_analyzer_is_scikit_learns_with_reply_markers_removed():
+    analyze = T.make_analyzer()
+    assert analyze("RE: Fw: re: Gas Prices, Q3 2001") == ["gas", "prices", "q3", "2001"]
+    assert analyze(None) == [] and analyze("") == []
+    assert T.make_analyzer(stop_words="english")("the price of gas") == ["price", "gas"]
+    assert T.make_analyzer(stop_words=["gas"])("the gas") == ["the"]
+    assert T.make_analyzer(strip_reply_markers=False)("re: gas") == ["re", "gas"]
+    with pytest.raises(TypeError, match="text must be a str"):
+        analyze(3)
+    with pytest.raises(ValueError, match="stop_words"):
+        T.make_analyzer(stop_words="french")
+
+
+def test_ngrams_pad_the_sentence_and_never_predict_the_start():
+    assert T.ngrams(["a", "b"], orders=(1, 2, 3)) == ["a", "b", "</s>", "<s> a", "a b", "b </s>", "<s> a b", "a b </s>"]
+    assert T.ngrams([], orders=(1, 2)) == ["</s>", "<s> </s>"]
+    assert T.ngrams(["a"], orders=(2,), boundaries=False) == []
+    with pytest.raises(ValueError, match="orders"):
+        T.ngrams(["a"], orders=(0,))
+
+
+def _log():
+    """Three messages: m1 a→{b, c} 'Gas gas', m2 a→b 'gas' (the pair a–b repeats it), m3 c→c."""
+    t = [datetime(2000, 1, 1, tzinfo=timezone.utc), datetime(2001, 1, 1, tzinfo=timezone.utc), datetime(2002, 1, 1, tzinfo=timezone.utc)]
+    return pl.DataFrame({
+        "message_id": [1, 1, 2, 3],
+        "time": [t[0], t[0], t[1], t[2]],
+        "subject": ["Gas gas", "Gas gas", "RE: gas", "note to self"],
+        "sender": ["a", "a", "a", "c"],
+        "recipient": ["b", "c", "b", "c"],
+    })
+
+
+def test_per_message_counts_count_a_message_once_and_every_repetition_in_it():
+    messages = T.message_tokens(_log())
+    assert messages["message_id"].to_list() == [1, 2, 3]  # one row per message, by time
+    assert messages["tokens"].to_list() == [["gas", "gas"], ["gas"], ["note", "to", "self"]]
+    counts = T.ngram_counts(messages["tokens"].to_list(), orders=(1, 2))
+    assert counts["gas"] == 3 and counts["gas gas"] == 1 and counts["</s>"] == 3
+    assert counts["self"] == 1  # a message to oneself is the person's message: kept
+
+
+def test_per_pair_counts_count_a_pair_once_and_leave_messages_to_oneself_out():
+    graph, self_messages = T.pair_ngram_graph(_log(), ["a", "b", "c"], orders=(1, 2))
+    assert self_messages == 1 and graph.num_edges == 2  # a–b and a–c; c→c has no pair
+    vocabulary = ["gas", "gas gas", "self"]
+    assert label_counts(graph, None, vocabulary) == [2, 2, 0]  # gas on a–b (twice: once) and a–c
+    folded, _ = T.pair_ngram_graph(_log(), ["a", "b", "c"], orders=(1,), vocabulary=["note"])
+    assert sorted(folded.vocabulary) == ["</s>", "<unk>"]
+
+
+def test_split_by_time_cuts_at_public_boundaries():
+    before, during, after = T.split_by_time(_log(), "2000-06-01", datetime(2001, 6, 1))
+    assert before["message_id"].to_list() == [1, 1] and during["message_id"].to_list() == [2]
+    assert after["message_id"].to_list() == [3]
+    naive = _log().with_columns(pl.col("time").dt.replace_time_zone(None))
+    assert [p.height for p in T.split_by_time(naive, "2000-06-01")] == [2, 2]
+    assert [p.collect().height for p in T.split_by_time(_log().lazy(), "2000-06-01")] == [2, 2]
+    with pytest.raises(ValueError, match="increasing"):
+        T.split_by_time(_log(), "2001-01-01", "2000-01-01")
+    with pytest.raises(ValueError, match="ISO"):
+        T.split_by_time(_log(), "yesterday")
+    with pytest.raises(ValueError, match="at least one boundary"):
+        T.split_by_time(_log())
+
+
+# ----------------------------------------------------------------------------- the language model
+WORDS = ["gas", "price", "lunch", "meeting"]
+
+
+def _random_counts(rng, order, noisy):
+    counts = {}
+    for n in range(1, order + 1):
+        for gram in itertools.product(WORDS + ["</s>"], repeat=n):
+            if rng.random() < 0.5:
+                continue
+            counts[" ".join(gram)] = float(rng.integers(1, 9))
+        for gram in itertools.product(WORDS, repeat=n - 1):
+            counts[" ".join(("<s>", *gram))] = float(rng.integers(1, 9))
+    if noisy:
+        counts = {g: c + float(rng.laplace(0, 2.0)) - 1.0 for g, c in counts.items()}
+    return counts
+
+
+@pytest.mark.parametrize("order", [1, 2, 3])
+@pytest.mark.parametrize("noisy", [False, True])
+def test_every_conditional_distribution_sums_to_one(order, noisy):
+    rng = np.random.default_rng(order + 10 * noisy)
+    for trial in range(5):
+        counts = _random_counts(rng, order, noisy)
+        public = _random_counts(rng, order, False) if trial % 2 else None
+        model = T.NGramModel.from_counts(
+            counts, order=order, noise_scale=0.5 if noisy else None, public_counts=public,
+            weight={1: 1.5, 2: 0.8} if trial == 3 else 1.0, vocabulary=WORDS,
+        )
+        for history in itertools.product(["<s>", *WORDS, "unseen"], repeat=order - 1):
+            total = sum(model.prob(w, history) for w in model.vocabulary)
+            assert math.isclose(total, 1.0, abs_tol=1e-9), (history, total)
+            assert all(model.prob(w, history) > 0 for w in model.vocabulary)
+
+
+def test_the_model_is_a_function_of_the_counts_alone():
+    counts = {"gas": 3, "prices": 2, "</s>": 3, "<s> gas": 3, "gas prices": 2, "prices </s>": 2, "gas </s>": 1}
+    a, b = (T.NGramModel.from_counts(counts, order=2) for _ in range(2))
+    assert a._probs == b._probs and a._backoffs == b._backoffs
+    # interpolated Kneser–Ney by hand: λ(gas) = (0.75 + 0.75)/3; P_cont(prices) = 0.25/3 + 0.5/4
+    assert math.isclose(a.prob("prices", ["gas"]), 1.25 / 3 + 0.5 * (0.25 / 3 + 0.5 / 4))
+
+
+def test_noisy_negative_and_small_counts_are_soft_thresholded():
+    counts = {"gas": 100.0, "junk": 3.0, "worse": -40.0, "</s>": 50.0, "<s> gas": 50.0, "gas </s>": 50.0}
+    model = T.NGramModel.from_counts(counts, order=2, noise_scale=1.0)  # threshold 8
+    assert "junk" not in model.vocabulary and "worse" not in model.vocabulary  # below the threshold
+    kept = T.NGramModel.from_counts({g: c - 8.0 for g, c in counts.items() if c > 8}, order=2)
+    assert math.isclose(model.prob("gas"), kept.prob("gas")) and math.isclose(model.prob("</s>", ["gas"]), kept.prob("</s>", ["gas"]))
+
+
+def test_perplexity_of_the_uniform_model_is_the_vocabulary_size():
+    model = T.NGramModel.from_counts({}, order=2, vocabulary=WORDS)
+    assert math.isclose(model.perplexity([["gas", "lunch"], ["anything"]]), len(WORDS) + 2)
+    with pytest.raises(ValueError, match="no tokens"):
+        model.perplexity([])
+
+
+@pytest.mark.parametrize("order", [1, 2, 3])
+def test_arpa_round_trip(order, tmp_path):
+    rng = np.random.default_rng(5)
+    model = T.NGramModel.from_counts(_random_counts(rng, order, True), order=order, noise_scale=0.3, vocabulary=WORDS)
+    path = tmp_path / "model.arpa"
+    model.to_arpa(path)
+    text = path.read_text()
+    assert text.splitlines()[1] == "\\data\\" and text.rstrip().endswith("\\end\\")
+    for n in range(1, order + 1):  # the header's counts are the sections' lengths
+        declared = int(next(line for line in text.splitlines() if line.startswith(f"ngram {n}=")).split("=")[1])
+        section = text.split(f"\\{n}-grams:\n")[1].split("\n\n")[0].splitlines()
+        assert declared == len(section)
+    back = T.read_arpa(path)
+    sentences = [[rng.choice(WORDS + ["unseen"]) for _ in range(rng.integers(0, 6))] for _ in range(50)]
+    for s in sentences:
+        assert math.isclose(model.logprob(s), back.logprob(s), abs_tol=1e-5)
+    buffer = io.StringIO()
+    model.to_arpa(buffer)
+    assert buffer.getvalue() == text
+    with pytest.raises(ValueError, match="not an ARPA"):
+        T.read_arpa(io.StringIO("hello"))
+
+
+def test_samples_are_sentences_of_the_vocabulary():
+    counts = {"gas": 5, "price": 4, "</s>": 5, "<s> gas": 5, "gas price": 4, "price </s>": 4, "gas </s>": 1}
+    model = T.NGramModel.from_counts(counts, order=2)
+    for seed in range(20):
+        sentence = model.sample(rng=random.Random(seed))
+        assert all(w in model.vocabulary and w != "</s>" for w in sentence)
+    assert model.sample(rng=random.Random(3)) == model.sample(rng=random.Random(3))
+    assert len(model.sample(max_words=2, rng=random.Random(0))) <= 2
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        (dict(counts=[("gas", 1)]), TypeError, "mapping"),
+        (dict(counts={"gas": float("nan")}), ValueError, "finite"),
+        (dict(counts={"": 1}), TypeError, "non-empty"),
+        (dict(counts={"gas": 1}, order=0), ValueError, "order"),
+        (dict(counts={"gas": 1}, discount=1.0), ValueError, "discount"),
+        (dict(counts={"gas": 1}, weight=0), ValueError, "weight"),
+        (dict(counts={"gas": 1}, noise_scale=-1), ValueError, "noise_scale"),
+        (dict(counts={"gas": 1}, threshold=-1), ValueError, "threshold"),
+    ],
+)
+def test_bad_arguments_are_named(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        T.NGramModel.from_counts(**kwargs)
+
+
+def test_pair_counts_release_through_the_label_queries():
+    """The per-pair route is the package's label counts: one release, then a model from it."""
+    import opendp.prelude as dp
+
+    dp.enable_features("contrib", "honest-but-curious")
+    graph, _ = T.pair_ngram_graph(_log(), ["a", "b", "c"], orders=(1, 2))
+    keys = sorted(graph.vocabulary)
+    meas = (dpg.graph_domain(labeled=True), dpg.edge_distance()) >> dpg.then_label_counts(8, keys) >> dp.m.then_laplace(scale=8.0)
+    assert meas.map(1) == min(8, len(keys)) / 8.0  # one pair changes at most c = 8 of the counts
+    model = T.NGramModel.from_counts(dict(zip(keys, meas(graph))), order=2, noise_scale=8.0, vocabulary=["gas"])
+    assert model.vocabulary == ("gas", "</s>", "<unk>")
