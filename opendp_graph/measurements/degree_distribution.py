@@ -316,7 +316,7 @@ def make_private_degree_distribution(
         candidate's with (default: the largest candidate; at least that). What it drops itself
         is common to every candidate's score; the selection's noise grows with it (its
         sensitivity is the degree histogram's at the largest candidate plus at the bound:
-        ``2(θ_max + bound) + 2`` under node insertion, ``4(θ_max + bound)`` per rewired node).
+        ``2(θ_max + bound) + 4`` under node insertion, ``4(θ_max + bound)`` per rewired node).
     :param num_nodes: the number of nodes *if public*, i.e. fixed by the domain
         (``graph_domain(num_nodes=n)``): the post-processing then makes the histogram sum to
         it. Under node insertion the node set is private and ``n`` normally is too; a domain
@@ -442,7 +442,9 @@ def make_bias_noise_scores(histogram_at, thetas: list[int], bound: int, noise_te
         P_θ = Σ_{k<θ} |H_θ[k] − H_B[k]|  +  H_θ[θ]
 
     The first sum is what the bound does below ``θ`` (people whose partners or messages it
-    dropped, moved to lower bins); the second counts the people it capped, whom the fit then
+    dropped, moved to lower bins); the second counts the people it capped (and those whose
+    degree is exactly ``θ``, which the histogram cannot tell apart: on a ``θ``-regular graph the
+    term overstates the bias), whom the fit then
     spreads over a tail (a capped person is half a mistake on average: measured total error ≈
     first sum + fitted noise + 0.5–1 × capped people, on Deezer HU, email-Eu-core, Enron and the
     synthetic person graph). The projections to ``θ`` and ``B`` both *read* the data; what the
@@ -600,11 +602,17 @@ def choose_bound_and_release(
 
 def _selection_statement(scale: float, size: int | None) -> str:
     """What the noisy max can tell apart, from its public noise scale ``β``. OpenDP's noisy max
-    at scale ``β`` is ``2t/β``-DP for scores that move by ``t`` in L∞ (its privacy map), so its
-    law on a score vector of spread ``R`` is within a factor ``exp(R/β)`` of its law on the
-    constant vector at the middle, which is uniform: every candidate is picked with probability
-    within a factor ``exp(R/β)`` of ``1/k``. A perfect score (each candidate's error
-    ``Σ_k |released_k − true_k|``, between 0 and ``2n``) has ``R ≤ 2n``."""
+    at scale ``β`` is ``2t/β``-DP for scores that move by ``t`` in L∞ (its privacy map under
+    ``max_divergence``, exponential noise; under zCDP its noise is Gumbel's, the exponential
+    mechanism, which is ``2t/β``-DP as well, though OpenDP states it in ρ), so its law on a score
+    vector of spread ``R`` is within a factor ``exp(R/β)`` of its law on the constant vector at
+    the middle, which is uniform: every candidate is picked with probability within a factor
+    ``exp(R/β)`` of ``1/k`` (tight for two candidates). A perfect score (each candidate's error
+    ``Σ_k |released_k − true_k|``, between 0 and ``2n`` when the histogram sums to ``n``) has
+    ``R ≤ 2n``. ``n`` is the public figure the release has (``num_nodes`` or ``expected_nodes``:
+    with a low estimate the statement is too pessimistic, with a high one too optimistic); the
+    actual scores add the public noise terms ``N_θ``, which move the law the same way for any
+    data."""
     text = f"noisy max with noise scale {scale:,.0f}"
     if size is None:
         return text + " (in nodes; compare it with the number of nodes: near or above it, the choice is close to uniform)"

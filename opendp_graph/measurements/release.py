@@ -33,7 +33,10 @@ def _original(error: "dp.OpenDPException") -> BaseException | None:
     if start is None:
         return None
     head, _, rest = lines[start].partition(": ")
-    text = "\n".join([rest, *lines[start + 1:]]).rstrip()
+    tail = lines[start + 1:]
+    while tail and tail[-1].strip() in ('")', ""):  # the closing quotes of OpenDP's nested FFI messages
+        tail.pop()
+    text = "\n".join([rest, *tail]).rstrip()
     kind = getattr(builtins, head.rsplit(".", 1)[-1], None)
     if not (isinstance(kind, type) and issubclass(kind, Exception)):
         return None

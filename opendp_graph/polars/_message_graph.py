@@ -58,8 +58,10 @@ def _roster(roster: Any) -> tuple:
 def _check_id_kind(log: MessageLog, roster: tuple) -> None:
     """The log's ids and the roster's must be of one kind (schema, public): else no message
     would match and the graph would be silently empty."""
-    if log.num_people and isinstance(log.people[0], str) != isinstance(roster[0], str):
+    kind = log.id_kind  # from the table's schema: the same for every log of one table, empty or not
+    if kind is None and log.num_people:  # a hand-built log: its ids' kind
         kind = "text" if isinstance(log.people[0], str) else "integer"
+    if kind is not None and (kind == "text") != isinstance(roster[0], str):
         raise TypeError(f"the log's person ids are {kind} but the roster's are not: give the roster in the log's id dtype")
 
 

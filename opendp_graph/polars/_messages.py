@@ -109,9 +109,13 @@ class MessageLog:
     pair_recipients: np.ndarray
     time: np.ndarray | None
     words: np.ndarray | None
+    id_kind: str | None
     _capped: dict
 
-    def __init__(self, *, people, owner_indptr, owners, sender, recipients, pair_indptr, pair_recipients, time=None, words=None):
+    def __init__(
+        self, *, people, owner_indptr, owners, sender, recipients, pair_indptr, pair_recipients, time=None, words=None,
+        id_kind=None,
+    ):
         fields = dict(
             people=people, owner_indptr=owner_indptr, owners=owners, sender=sender, recipients=recipients,
             pair_indptr=pair_indptr, pair_recipients=pair_recipients, time=time, words=words,
@@ -122,6 +126,11 @@ class MessageLog:
                 value.setflags(write=False)
             object.__setattr__(self, name, value)
         _check_fields(self)
+        # "integer" or "text": the id columns' kind, from the table's schema (public), so that a
+        # check of the roster's kind does not depend on whether the log has people
+        if id_kind not in (None, "integer", "text"):
+            raise ValueError(f"id_kind must be 'integer', 'text' or None, got {id_kind!r}")
+        object.__setattr__(self, "id_kind", id_kind)
         # capped totals already solved, by (kind, τ): a snapshot's linear programs never change,
         # so repeated releases (and the ladder's rungs) solve each once
         object.__setattr__(self, "_capped", {})
@@ -180,6 +189,7 @@ class MessageLog:
             people=self.people, owner_indptr=owner_indptr, owners=owners, sender=self.sender[index],
             recipients=self.recipients[index], pair_indptr=pair_indptr, pair_recipients=pairs,
             time=None if self.time is None else self.time[index], words=None if self.words is None else self.words[index],
+            id_kind=self.id_kind,
         )
 
 
@@ -290,7 +300,7 @@ def message_log(
         frame = frame.explode(recipient)
     _check_ids(schema[message_id], "message_id")
     # the person unit's rules: one integer or text dtype for both columns (nulls: on the snapshot)
-    _check_id_columns(frame.collect_schema(), sender, recipient, "log")
+    id_kind = _check_id_columns(frame.collect_schema(), sender, recipient, "log")
     extra = []
     if time is not None:
         _column(frame, time, "time")
@@ -320,7 +330,7 @@ def message_log(
         )
     if "__words" in table.columns and (table["__words"].null_count() or (table["__words"] < 0).any()):
         raise ValueError("the words column has nulls, negative counts or counts above 2**63 - 1")
-    return _build(table)
+    return _build(table, id_kind)
 
 
 def _check_ids(dtype: Any, what: str) -> None:
@@ -330,7 +340,7 @@ def _check_ids(dtype: Any, what: str) -> None:
         raise TypeError(f"the {what} column must hold integers or text, got {dtype}")
 
 
-def _build(table: Any) -> MessageLog:
+def _build(table: Any, id_kind: str | None = None) -> MessageLog:
     import polars as pl
 
     people = pl.concat([table["__s"], table["__r"]]).unique().sort()
@@ -360,6 +370,7 @@ def _build(table: Any) -> MessageLog:
     return MessageLog(
         people=np.asarray(people.to_list(), dtype=object), owner_indptr=owner_indptr, owners=owners, sender=senders,
         recipients=recipients_count, pair_indptr=pair_indptr, pair_recipients=pair_recipients, time=time, words=words,
+        id_kind=id_kind,
     )
 
 

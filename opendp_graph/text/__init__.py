@@ -1,8 +1,9 @@
 """Text in message logs, and language models from released counts.
 
 * :mod:`._tokens`: tokens (scikit-learn's analyzer, behind the ``text`` extra), n-grams **per
-  message** (:func:`ngram_counts`) or **per pair** (:func:`pair_ngram_graph`, the edge labels
-  that :func:`~opendp_graph.make_label_counts` releases under edge, group and Pufferfish
+  message** (:func:`ngram_counts`; :func:`delivery_ngrams` for OpenDP's Polars Context with the
+  pair as the privacy unit's identifier) or **per pair** (:func:`pair_ngram_graph`, the edge
+  labels that :func:`~opendp_graph.make_label_counts` releases under edge, group and Pufferfish
   privacy), and a public snapshot split off by time (:func:`split_by_time`);
 * :mod:`._lm`: :class:`NGramModel`, interpolated Kneser–Ney from counts (pure post-processing of
   a release, robust to noisy and negative counts), scoring, sampling, and the ARPA format.
@@ -16,6 +17,7 @@ from ._tokens import (
     BOS,
     EOS,
     UNK,
+    delivery_ngrams,
     fold_unknown,
     make_analyzer,
     message_tokens,
@@ -30,6 +32,7 @@ __all__ = [
     "EOS",
     "UNK",
     "NGramModel",
+    "delivery_ngrams",
     "fold_unknown",
     "make_analyzer",
     "message_tokens",

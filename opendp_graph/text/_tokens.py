@@ -28,6 +28,7 @@ __all__ = [
     "BOS",
     "EOS",
     "UNK",
+    "delivery_ngrams",
     "fold_unknown",
     "make_analyzer",
     "message_tokens",
@@ -222,6 +223,60 @@ def pair_ngram_graph(
     self_rows = rows.filter(pl.col(src) == pl.col(dst))
     graph = graph_from_polars(rows, src=src, dst=dst, labels="ngrams", nodes=nodes, self_loops="drop")
     return graph, self_rows.height
+
+
+def delivery_ngrams(
+    frame: Any,
+    *,
+    orders: Iterable[int] = (1, 2),
+    text: str = "subject",
+    src: str = "sender",
+    dst: str = "recipient",
+    message_id: str = "message_id",
+    analyzer: Callable[[str | None], list[str]] | None = None,
+    vocabulary: Iterable[str] | None = None,
+):
+    """One row per (delivery, n-gram occurrence): a message to three people is three deliveries,
+    each on its **pair** (``pair``: the two ids joined by ``|``, smaller first). For OpenDP's
+    Polars Context with the pair as the identifier of the privacy unit (edge level:
+    ``dp.unit_of(contributions=1, identifier="pair")``), where OpenDP's ``truncate_per_group(L)``
+    bounds each pair's rows and ``group_by("ngram").agg(dp.len())`` counts **per message** on
+    each pair (a repeated subject counts each time, unlike :func:`pair_ngram_graph`'s sets).
+    Messages to oneself have no pair and are left out. Columns: ``pair``, ``message_id``, the
+    ``time`` if the frame has one, ``ngram``; rows in the frame's order (sort it by time first to
+    make ``keep="first"`` keep each pair's earliest messages).
+
+    >>> import polars as pl
+    >>> from opendp_graph.text import delivery_ngrams
+    >>> log = pl.DataFrame({"message_id": [1, 1], "subject": ["Gas", "Gas"], "sender": [2, 2], "recipient": [1, 3]})
+    >>> delivery_ngrams(log, orders=(1,))["pair"].to_list(), delivery_ngrams(log, orders=(1,))["ngram"].to_list()
+    (['1|2', '1|2', '2|3', '2|3'], ['gas', '</s>', 'gas', '</s>'])
+    """
+    import polars as pl
+
+    if isinstance(frame, pl.LazyFrame):
+        frame = frame.collect()
+    for name in (text, src, dst, message_id):
+        if name not in frame.columns:
+            raise ValueError(f"the frame has no column {name!r} (columns: {frame.columns})")
+    analyze = analyzer or make_analyzer()
+    if vocabulary is not None:
+        analyze = fold_unknown(analyze, vocabulary)
+    orders = _orders(orders)
+    cache: dict = {}
+    grams = []
+    for value in frame[text].to_list():
+        if value not in cache:
+            cache[value] = ngrams(analyze(value), orders)
+        grams.append(cache[value])
+    low = pl.min_horizontal(src, dst).cast(pl.String)
+    high = pl.max_horizontal(src, dst).cast(pl.String)
+    keep = [message_id] + (["time"] if "time" in frame.columns else [])
+    rows = frame.with_columns(pl.Series("ngram", grams, dtype=pl.List(pl.String)))
+    rows = rows.filter(pl.col(src) != pl.col(dst)).select(
+        pl.concat_str([low, high], separator="|").alias("pair"), *keep, "ngram"
+    )
+    return rows.explode("ngram").drop_nulls("ngram")
 
 
 def split_by_time(frame: Any, *boundaries: Any, time: str = "time") -> tuple:

@@ -144,3 +144,20 @@ def test_the_scan_order_depends_on_the_messages_not_the_rows():
     roster = [1, *big, *range(7, 12)]
     first = C.message_counts(log(rows, pl.UInt64), 4, roster)
     assert (C.message_counts(log(rows[::-1], pl.UInt64), 4, roster) == first).all()
+
+
+def test_a_roster_of_the_wrong_id_kind_is_refused_on_an_empty_log_too():
+    """The roster's id kind is checked against the table's schema, not against the people the
+    log happens to hold: an empty neighbour is refused like the full log (red team, issue 29)."""
+    import polars as pl
+
+    full = dpg.polars.message_log(pl.DataFrame({"message_id": [1], "sender": ["a"], "recipient": ["a"]}))
+    empty = dpg.polars.message_log(pl.DataFrame(
+        {"message_id": [], "sender": [], "recipient": []},
+        schema={"message_id": pl.Int64, "sender": pl.String, "recipient": pl.String}))
+    assert full.id_kind == empty.id_kind == "text"
+    meas = dpg.polars.make_private_message_count_histogram(*SPACE, 1.0, [1, 2], roster=[1, 2, 3])
+    for log in (full, empty):
+        with pytest.raises(TypeError, match="person ids are text") as caught:
+            dpg.release(meas, log)
+        assert not str(caught.value).rstrip().endswith('")')
