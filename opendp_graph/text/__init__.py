@@ -6,13 +6,17 @@
   labels that :func:`~opendp_graph.make_label_counts` releases under edge, group and Pufferfish
   privacy), and a public snapshot split off by time (:func:`split_by_time`);
 * :mod:`._lm`: :class:`NGramModel`, interpolated Kneser–Ney from counts (pure post-processing of
-  a release, robust to noisy and negative counts), scoring, sampling, and the ARPA format.
+  a release, robust to noisy and negative counts), scoring, sampling, and the ARPA format;
+* :mod:`._topics`: word co-occurrence per pair of people (:func:`pair_cooccurrence_graph`),
+  topics by scikit-learn's NMF of released counts (:func:`topics_from_cooccurrence`), and the
+  NPMI coherence (:func:`npmi_coherence`).
 
 An adapter like :mod:`opendp_graph.polars`: it reads tables and builds graphs; the releases are
 the package's queries and OpenDP's noise.
 """
 
 from ._lm import NGramModel, read_arpa
+from ._topics import Topics, cooccurrence_key, npmi_coherence, pair_cooccurrence_graph, topics_from_cooccurrence
 from ._tokens import (
     BOS,
     EOS,
@@ -32,6 +36,11 @@ __all__ = [
     "EOS",
     "UNK",
     "NGramModel",
+    "Topics",
+    "cooccurrence_key",
+    "npmi_coherence",
+    "pair_cooccurrence_graph",
+    "topics_from_cooccurrence",
     "delivery_ngrams",
     "fold_unknown",
     "make_analyzer",

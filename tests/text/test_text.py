@@ -208,3 +208,44 @@ def test_pair_counts_release_through_the_label_queries():
     assert meas.map(1) == min(8, len(keys)) / 8.0  # one pair changes at most c = 8 of the counts
     model = T.NGramModel.from_counts(dict(zip(keys, meas(graph))), order=2, noise_scale=8.0, vocabulary=["gas"])
     assert model.vocabulary == ("gas", "</s>", "<unk>")
+
+
+# ----------------------------------------------------------------------------- topics
+def test_cooccurrence_per_pair_counts_a_word_pair_once_per_pair_of_people():
+    log = pl.DataFrame({
+        "subject": ["gas price", "gas price", "gas price lunch", "lunch golf"],
+        "sender": ["a", "a", "b", "c"],
+        "recipient": ["b", "b", "c", "c"],
+    })
+    graph, self_messages = T.pair_cooccurrence_graph(log, ["a", "b", "c"], ["gas", "price", "lunch", "golf"])
+    assert self_messages == 1 and graph.num_edges == 2
+    keys = ["gas+price", "gas+lunch", "golf+lunch"]
+    assert label_counts(graph, None, keys) == [2, 1, 0]  # a–b's two messages count once; c→c left out
+
+
+def test_topics_recover_planted_word_groups_and_ignore_noise_below_the_threshold():
+    groups = [["gas", "price", "pipeline", "power"], ["lunch", "golf", "party", "dinner"], ["ferc", "order", "filing", "rule"]]
+    words = [w for g in groups for w in g]
+    counts = {T.cooccurrence_key(a, b): 20.0 for g in groups for i, a in enumerate(g) for b in g[i + 1:]}
+    rng = np.random.default_rng(2)
+    noisy = {T.cooccurrence_key(a, b): counts.get(T.cooccurrence_key(a, b), 0.0) + float(rng.laplace(0, 0.5))
+             for i, a in enumerate(words) for b in words[i + 1:]}
+    for source, scale in ((counts, None), (noisy, 0.5)):
+        topics = T.topics_from_cooccurrence(source, words, 3, noise_scale=scale)
+        assert sorted(sorted(t[:4]) for t in topics.top(4)) == sorted(sorted(g) for g in groups)
+    exact = T.topics_from_cooccurrence(counts, words, 3)
+    assert exact.matched_overlaps(exact, n=4) == [4, 4, 4]
+    empty = T.topics_from_cooccurrence({"gas+price": 1.0}, words, 3, noise_scale=1.0)  # all below 8·scale
+    assert empty.top(4) == [[], [], []]
+    with pytest.raises(ValueError, match="num_topics"):
+        T.topics_from_cooccurrence(counts, words, 0)
+    with pytest.raises(ValueError, match="distinct"):
+        T.topics_from_cooccurrence(counts, ["gas", "gas"], 1)
+
+
+def test_npmi_is_one_for_words_always_together_and_minus_one_for_words_never_together():
+    docs = [["gas", "price"], ["gas", "price"], ["lunch"], ["golf"]]
+    assert T.npmi_coherence([["gas", "price"]], docs) == 1.0 or math.isclose(T.npmi_coherence([["gas", "price"]], docs), 1.0)
+    assert T.npmi_coherence([["lunch", "golf"]], docs) == -1.0
+    with pytest.raises(ValueError, match="no documents"):
+        T.npmi_coherence([["gas"]], [])
