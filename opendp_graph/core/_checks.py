@@ -192,3 +192,18 @@ def property_names(value: Any) -> tuple[str, ...]:
     check_label_names(vocab, "a vocabulary entry")
     return vocab
 
+
+
+def utc_datetime(name: str, value: Any):
+    """``value`` (a ``datetime`` or an ISO date string; naive means UTC) as an aware UTC
+    ``datetime``; a ``ValueError``/``TypeError`` naming ``name`` otherwise."""
+    from datetime import datetime, timezone
+
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError(f"{name} must be an ISO date or datetime, got {value!r}") from None
+    if not isinstance(value, datetime):
+        raise TypeError(f"{name} must be a datetime or an ISO date string, got {type(value).__name__}")
+    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)

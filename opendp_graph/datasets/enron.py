@@ -30,12 +30,12 @@ No stop-word removal and no stemming (the paper does not report any).
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ..core._checks import utc_datetime
 from ._resolve import data_path
 
 __all__ = ["load_enron", "load_enron_messages", "load_enron_employees", "tokenize_subject", "subject_ngrams"]
@@ -168,15 +168,7 @@ def _within(frame, start, end):
     for name, bound in (("start", start), ("end", end)):
         if bound is None:
             continue
-        if isinstance(bound, str):
-            try:
-                bound = datetime.fromisoformat(bound)
-            except ValueError:
-                raise ValueError(f"{name} must be an ISO date or datetime, got {bound!r}") from None
-        if not isinstance(bound, datetime):
-            raise TypeError(f"{name} must be a datetime or an ISO date string, got {type(bound).__name__}")
-        if bound.tzinfo is None:
-            bound = bound.replace(tzinfo=timezone.utc)
+        bound = utc_datetime(name, bound)
         literal = pl.lit(bound).dt.convert_time_zone("UTC").dt.cast_time_unit("us")
         frame = frame.filter(pl.col("time") >= literal if name == "start" else pl.col("time") < literal)
     return frame

@@ -21,8 +21,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
+
+from ..core._checks import utc_datetime
 
 __all__ = [
     "BOS",
@@ -298,7 +300,7 @@ def split_by_time(frame: Any, *boundaries: Any, time: str = "time") -> tuple:
         raise ValueError("give at least one boundary time")
     if time not in frame.collect_schema().names():
         raise ValueError(f"the frame has no time column {time!r}")
-    cuts = [_utc(b) for b in boundaries]
+    cuts = [utc_datetime("a boundary", b) for b in boundaries]
     if any(b >= a for a, b in zip(cuts[1:], cuts)):
         raise ValueError("boundaries must be strictly increasing")
     column = pl.col(time)
@@ -319,14 +321,3 @@ def split_by_time(frame: Any, *boundaries: Any, time: str = "time") -> tuple:
             part = part.filter(column < lit(end))
         parts.append(part)
     return tuple(parts)
-
-
-def _utc(value: Any) -> datetime:
-    if isinstance(value, str):
-        try:
-            value = datetime.fromisoformat(value)
-        except ValueError:
-            raise ValueError(f"a boundary must be an ISO date or datetime, got {value!r}") from None
-    if not isinstance(value, datetime):
-        raise TypeError(f"a boundary must be a datetime or an ISO date string, got {type(value).__name__}")
-    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
