@@ -54,13 +54,15 @@ def test_scores_under_node_insertion_on_every_small_graph(thetas, bound, n):
     assert 0 < worst <= scores.map(1)
 
 
-def test_scores_under_node_rewiring_on_graphs_on_5_nodes():
+@pytest.mark.parametrize("sampled", [15, pytest.param(200, marks=pytest.mark.slow)])
+def test_scores_under_node_rewiring_on_graphs_on_5_nodes(sampled):
+    """Every rewiring of every node of ``sampled`` random graphs on 5 nodes (200 with ``-m slow``)."""
     domain, metric = dpg.graph_domain(num_nodes=5), dpg.node_distance()
     scores = degree_scores(domain, metric, [1, 2], 3)
     rng = np.random.default_rng(3)
     graphs = list(all_graphs(5))
     pairs = []
-    for i in rng.choice(len(graphs), 60, replace=False):
+    for i in rng.choice(len(graphs), sampled, replace=False):
         g = graphs[i]
         for v in range(5):
             pairs.extend((g, h) for h in node_rewirings(g, v))
@@ -83,8 +85,10 @@ def test_scores_on_random_larger_graphs_with_hubs():
             assert np.abs(np.subtract(scores(g), scores(h))).max() <= scores.map(1)
 
 
-def test_scores_of_message_counts_on_every_small_log():
-    """Removing one person's messages moves the message-count scores by at most the map."""
+@pytest.mark.parametrize("size", [2, pytest.param(3, marks=pytest.mark.slow)])
+def test_scores_of_message_counts_on_every_small_log(size):
+    """Removing one person's messages moves the message-count scores by at most the map, on
+    every log of ``size`` messages of any shape on three people."""
     from test_messages import PEOPLE, SHAPES, direct_log
     from test_messages import without as without_person
 
@@ -98,7 +102,7 @@ def test_scores_of_message_counts_on_every_small_log():
     )
     assert scores.map(1) == 4 * 2 + 4 * 3  # histograms move by twice their counts' 2k
     worst = 0
-    for messages in itertools.combinations_with_replacement(SHAPES, 3):
+    for messages in itertools.combinations_with_replacement(SHAPES, size):
         full = scores(direct_log(list(messages)))
         for v in PEOPLE:
             rest = scores(direct_log(without_person(list(messages), v)))
