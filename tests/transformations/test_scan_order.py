@@ -138,7 +138,7 @@ def _without(g, v):
     )
 
 
-@pytest.mark.parametrize("theta", [1, 2])
+@pytest.mark.parametrize("theta", [1, pytest.param(2, marks=pytest.mark.slow)])
 def test_mixed_spellings_brute_force_node_insertion(theta):
     """Every graph on 5 nodes, each node deleted, both graphs' ids spelled at random (str vs
     np.str_, 1 vs 1.0 vs np.int64(1) vs True, ...): the padded degree distance and the
