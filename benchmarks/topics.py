@@ -12,6 +12,10 @@ the private period and released with OpenDP's Laplace under Pufferfish (public B
 pure ε at W∞) and edge level (``c`` word pairs per pair of people). Topics are scikit-learn's NMF
 of the released matrix plus the snapshot's (:func:`opendp_graph.text.topics_from_cooccurrence`).
 
+With ``--synthetic``, the log is :func:`opendp_graph.datasets.synthetic_topic_log` (8 planted
+topics; public snapshot before 2020-07-01), and each model is also scored against the planted
+topics.
+
 Printed: the non-private topics (the same per-pair counts, exact, plus the snapshot's), how many
 of them each DP model recovers (matched one to one, top-10 overlap ≥ 5), the snapshot alone's
 recovery, and the NPMI coherence of each model's topics on the held-out subjects.
@@ -44,17 +48,27 @@ def main(argv=None) -> None:
     parser.add_argument("--words", type=int, default=300)
     parser.add_argument("--c", type=int, default=64)
     parser.add_argument("--data", default=None)
+    parser.add_argument("--synthetic", action="store_true",
+                        help="the synthetic log with planted topics (dpg.datasets.synthetic_topic_log) instead of Enron")
     args = parser.parse_args(argv)
     dp.enable_features("contrib", "honest-but-curious")
     start = time.perf_counter()
 
-    frame = dpg.datasets.load_enron_messages(args.data)
-    employees = dpg.datasets.load_enron_employees(args.data)["id"].to_list()
+    planted = None
+    if args.synthetic:
+        frame, planted = dpg.datasets.synthetic_topic_log()
+        employees = list(range(int(frame["sender"].max()) + 1))  # the generator's people: public
+        split, name = "2020-07-01", "synthetic log (20,000 messages, 400 people, 8 planted topics)"
+        args.topics = len(planted)
+    else:
+        frame = dpg.datasets.load_enron_messages(args.data)
+        employees = dpg.datasets.load_enron_employees(args.data)["id"].to_list()
+        split, name = SPLIT, "Enron subjects"
     analyze = T.make_analyzer(stop_words="english")
     messages = T.message_tokens(frame, analyzer=analyze)
     messages = messages.filter(pl.col("tokens").list.len() > 0)
     held_start = messages["time"][int(0.8 * messages.height)]
-    public_m, private_m, held_m = T.split_by_time(messages, SPLIT, held_start)
+    public_m, private_m, held_m = T.split_by_time(messages, split, held_start)
     seen = Counter(w for tokens in public_m["tokens"].to_list() for w in tokens)
     vocabulary = [w for w, _ in seen.most_common(args.words)]
     rows = {name: frame.filter(pl.col("message_id").is_in(part["message_id"].to_list()))
@@ -70,7 +84,7 @@ def main(argv=None) -> None:
 
     truth = topics(private_counts)
     snapshot = T.topics_from_cooccurrence(public_counts, vocabulary, args.topics)
-    print(f"Enron subjects, {len(vocabulary)} public words, {len(keys):,} word pairs as keys, {args.topics} topics; "
+    print(f"{name}, {len(vocabulary)} public words, {len(keys):,} word pairs as keys, {args.topics} topics; "
           f"private period {private_m.height:,} messages on {graphs['private'].num_edges:,} pairs of people")
     print("non-private topics (private period's exact per-pair counts + the snapshot's):")
     for t in truth.top(10):
@@ -79,6 +93,14 @@ def main(argv=None) -> None:
     recovered = sum(o >= 5 for o in snapshot.matched_overlaps(truth))
     print(f"  NPMI on held-out {npmi:.3f}; the snapshot alone recovers {recovered} of {args.topics} "
           f"(NPMI {T.npmi_coherence(snapshot.top(10), held):.3f})")
+    if planted is not None:
+        known = T.Topics(tuple(vocabulary), np.array([[1.0 if w in set(t) else 0.0 for w in vocabulary] for t in planted]))
+
+        def planted_found(model):
+            return sum(o >= 5 for o in model.matched_overlaps(known))
+
+        print(f"  planted topics found (top-10 overlap ≥ 5 with a planted topic's words): non-private "
+              f"{planted_found(truth)} of {len(planted)}, the snapshot alone {planted_found(snapshot)}")
 
     binomial = BinomialModel.from_public(graphs["public"], graphs["private"])
     notions = {
@@ -92,14 +114,17 @@ def main(argv=None) -> None:
         for eps in EPSILONS:
             scale = dp.binary_search_param(lambda s, c=counts: c >> dp.m.then_laplace(scale=s), d_in=1, d_out=eps)
             release = counts >> dp.m.then_laplace(scale=scale)
-            found, coherence = [], []
+            found, coherence, hits = [], [], []
             for _ in range(args.runs):
                 noisy = dict(zip(keys, (float(v) for v in release(graphs["private"]))))
                 model = topics(noisy, noise_scale=scale)
                 found.append(sum(o >= 5 for o in model.matched_overlaps(truth)))
                 coherence.append(T.npmi_coherence(model.top(10), held))
+                if planted is not None:
+                    hits.append(planted_found(model))
+            extra = f", planted {np.median(hits):.0f}" if hits else ""
             cells.append(f"ε = {eps:g} (scale {scale:.3g}): {np.median(found):.0f} ({min(found)}–{max(found)}), "
-                         f"NPMI {np.median(coherence):.3f}")
+                         f"NPMI {np.median(coherence):.3f}{extra}")
         print(f"  {name}: " + "; ".join(cells))
     print(f"({time.perf_counter() - start:.0f} s)")
 

@@ -264,3 +264,16 @@ def test_kenlm_reads_the_arpa_file_and_scores_alike(tmp_path):
     for _ in range(50):
         sentence = [WORDS[i] for i in rng.integers(0, len(WORDS), size=int(rng.integers(0, 6)))]
         assert math.isclose(theirs.score(" ".join(sentence), bos=True, eos=True) * math.log(10), model.logprob(sentence), abs_tol=1e-4)
+
+
+def test_the_synthetic_topic_log_plants_its_topics():
+    log, topics = dpg.datasets.synthetic_topic_log(2_000, num_people=40, num_topics=4, seed=3)
+    assert log.height == 2_000 and len(topics) == 4 and (log["sender"] != log["recipient"]).all()
+    assert log["time"].is_sorted()
+    words = [w for subject in log["subject"].to_list() for w in subject.split()]
+    share = sum(w.startswith("t") for w in words) / len(words)
+    assert 0.6 < share < 0.8  # focus = 0.7 of the words from the sender's team topic
+    again, _ = dpg.datasets.synthetic_topic_log(2_000, num_people=40, num_topics=4, seed=3)
+    assert again.equals(log)
+    with pytest.raises(ValueError, match="focus"):
+        dpg.datasets.synthetic_topic_log(focus=1.5)
