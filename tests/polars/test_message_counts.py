@@ -21,7 +21,7 @@ dp.enable_features("contrib", "honest-but-curious")
 SPACE = dpg.polars.message_log_domain(), dpg.polars.person_log_distance()
 
 
-EXHAUSTIVE = [(1, 4), (2, 4), (3, 4), pytest.param(2, 5, marks=pytest.mark.slow), pytest.param(3, 5, marks=pytest.mark.slow)]
+EXHAUSTIVE = [(1, 4), (2, 4), pytest.param(3, 4, marks=pytest.mark.slow), pytest.param(2, 5, marks=pytest.mark.slow), pytest.param(3, 5, marks=pytest.mark.slow)]
 
 
 @pytest.mark.parametrize("k, size", EXHAUSTIVE)
