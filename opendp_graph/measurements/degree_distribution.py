@@ -467,13 +467,13 @@ def make_bias_noise_scores(histogram_at, thetas: list[int], bound: int, noise_te
     n_terms = [int(v) for v in noise_terms]
 
     def scores(x) -> list[int]:
-        h_b = np.asarray(reference(x), dtype=np.int64)
-        out = []
-        for theta, noise in zip(thetas, n_terms):
-            h = np.asarray(histograms[theta](x), dtype=np.int64)
-            below = int(np.abs(h[:theta] - h_b[:theta]).sum())
-            out.append(-(below + int(h[theta]) + noise))
-        return out
+        # each distinct bound projected once (the reference is usually also the largest candidate)
+        h = {b: np.asarray(t(x), dtype=np.int64) for b, t in histograms.items()}
+        h_b = h[bound]
+        return [
+            -(int(np.abs(h[theta][:theta] - h_b[:theta]).sum()) + int(h[theta][theta]) + noise)
+            for theta, noise in zip(thetas, n_terms)
+        ]
 
     first = histograms[thetas[0]]
     space = dp.vector_domain(dp.atom_domain(T=dp.i64), size=len(thetas)), dp.linf_distance(T=dp.i64)
@@ -547,12 +547,14 @@ def choose_bound_and_release(
         releases[theta] = (chain >> then_noise(scale=scale), scale)
     d_mids = [max(m.map(d_in) for m, _ in releases.values())]
 
+    # the histograms the selection scores and the bias statement read, each built once
+    histograms = {b: histogram_at(b) for b in sorted({*thetas, bound})}
     selector = None
     if selecting:
         noise_terms = [
             fit_noise_estimate(theta, releases[theta][1] * per_entry, public_size) for theta in thetas
         ]
-        scores = make_bias_noise_scores(histogram_at, thetas, bound, noise_terms)
+        scores = make_bias_noise_scores(histograms.__getitem__, thetas, bound, noise_terms)
         # a hair below the rest, so that the two parts' floating-point sum stays within ε
         eps_select = (epsilon - d_mids[0]) * (1 - 1e-9)
         if eps_select <= 0:
@@ -589,7 +591,7 @@ def choose_bound_and_release(
         )
 
     measurement = composition >> dp.new_function(run, TO="ExtrinsicObject")
-    bias = f"{bias}; {_unmeasured_bias_cost(histogram_at, thetas, bound, d_in, epsilon * share, public_size)}"
+    bias = f"{bias}; {_unmeasured_bias_cost(histograms, thetas, bound, d_in, epsilon * share, public_size)}"
     return attach_choice_accuracy(
         measurement,
         "θ",
@@ -629,12 +631,12 @@ def _selection_statement(scale: float, size: int | None) -> str:
     )
 
 
-def _unmeasured_bias_cost(histogram_at, thetas: list[int], bound: int, d_in: int, budget: float, size: int | None) -> str:
+def _unmeasured_bias_cost(histograms: dict, thetas: list[int], bound: int, d_in: int, budget: float, size: int | None) -> str:
     """Why the release does not measure what the bound moves below ``θ``, in public figures: that
     sum has the selection score's sensitivity ``Δ_θ + Δ_B`` (:func:`make_bias_noise_scores`), so
     releasing it at the selection's budget would need noise of scale ``(Δ_θ + Δ_B) / budget``."""
-    reference = histogram_at(bound).map(d_in)
-    scales = [(t, (histogram_at(t).map(d_in) + reference) / budget) for t in thetas]
+    reference = histograms[bound].map(d_in)
+    scales = [(t, (histograms[t].map(d_in) + reference) / budget) for t in thetas]
     def per(scale):
         return f"{scale:,.0f}" + ("" if size is None else f" ({scale / size:.2g}·n)")
     listed = ", ".join(f"{t}: {per(scale)}" for t, scale in scales)
