@@ -204,27 +204,43 @@ def pair_ngram_graph(
     :return: ``(graph, self_messages)``: the labelled :class:`~opendp_graph.Graph` and the number of
         messages to oneself left out (private: for the user's own bookkeeping).
     """
+    analyze = analyzer or make_analyzer()
+    if vocabulary is not None:
+        analyze = fold_unknown(analyze, vocabulary)
+    orders = _orders(orders)
+    return pair_label_graph(
+        frame, nodes, lambda value: sorted(set(ngrams(analyze(value), orders, boundaries=boundaries))), text=text, src=src, dst=dst
+    )
+
+
+def _per_text(frame: Any, text: str, labeler: Callable[[str | None], list[str]]) -> list[list[str]]:
+    """``labeler`` of each row's text, computed once per distinct text (a message has a row per
+    recipient, and subjects repeat)."""
+    cache: dict = {}
+    out = []
+    for value in frame[text].to_list():
+        if value not in cache:
+            cache[value] = labeler(value)
+        out.append(cache[value])
+    return out
+
+
+def pair_label_graph(frame: Any, nodes: Sequence[Any], labeler: Callable[[str | None], list[str]], *, text: str, src: str, dst: str):
+    """The graph of a log (one row per (message, recipient)) with, on each pair's edge, the union
+    of ``labeler`` over the texts of the messages the pair exchanged; returns ``(graph,
+    self_messages)``, the rows to oneself left out. The one builder behind
+    :func:`pair_ngram_graph` and :func:`~opendp_graph.text.pair_cooccurrence_graph`."""
     import polars as pl
 
     from ..polars import graph_from_polars
 
     if isinstance(frame, pl.LazyFrame):
         frame = frame.collect()
-    analyze = analyzer or make_analyzer()
-    if vocabulary is not None:
-        analyze = fold_unknown(analyze, vocabulary)
-    orders = _orders(orders)
-    subjects = frame[text].to_list()
-    cache: dict = {}
-    labels = []
-    for value in subjects:
-        if value not in cache:
-            cache[value] = sorted(set(ngrams(analyze(value), orders, boundaries=boundaries)))
-        labels.append(cache[value])
-    rows = frame.select(src, dst).with_columns(pl.Series("ngrams", labels, dtype=pl.List(pl.String)))
-    self_rows = rows.filter(pl.col(src) == pl.col(dst))
-    graph = graph_from_polars(rows, src=src, dst=dst, labels="ngrams", nodes=nodes, self_loops="drop")
-    return graph, self_rows.height
+    labels = _per_text(frame, text, labeler)
+    rows = frame.select(src, dst).with_columns(pl.Series("labels", labels, dtype=pl.List(pl.String)))
+    self_messages = rows.filter(pl.col(src) == pl.col(dst)).height
+    graph = graph_from_polars(rows, src=src, dst=dst, labels="labels", nodes=nodes, self_loops="drop")
+    return graph, self_messages
 
 
 def delivery_ngrams(
@@ -265,12 +281,7 @@ def delivery_ngrams(
     if vocabulary is not None:
         analyze = fold_unknown(analyze, vocabulary)
     orders = _orders(orders)
-    cache: dict = {}
-    grams = []
-    for value in frame[text].to_list():
-        if value not in cache:
-            cache[value] = ngrams(analyze(value), orders)
-        grams.append(cache[value])
+    grams = _per_text(frame, text, lambda value: ngrams(analyze(value), orders))
     low = pl.min_horizontal(src, dst).cast(pl.String)
     high = pl.max_horizontal(src, dst).cast(pl.String)
     keep = [message_id] + (["time"] if "time" in frame.columns else [])

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ._tokens import make_analyzer
+from ._tokens import make_analyzer, pair_label_graph
 
 __all__ = ["cooccurrence_key", "pair_cooccurrence_graph", "Topics", "topics_from_cooccurrence", "npmi_coherence"]
 
@@ -54,24 +54,9 @@ def pair_cooccurrence_graph(
     ``vocabulary``) that co-occur in a message the two people exchanged: counts over it are
     **per pair of people**. Messages to oneself have no edge. Returns ``(graph, self_messages)``
     like :func:`~opendp_graph.text.pair_ngram_graph`."""
-    import polars as pl
-
-    from ..polars import graph_from_polars
-
-    if isinstance(frame, pl.LazyFrame):
-        frame = frame.collect()
     analyze = analyzer or make_analyzer(stop_words="english")
     known = frozenset(vocabulary)
-    cache: dict = {}
-    labels = []
-    for value in frame[text].to_list():
-        if value not in cache:
-            cache[value] = sorted(_pairs(analyze(value), known))
-        labels.append(cache[value])
-    rows = frame.select(src, dst).with_columns(pl.Series("pairs", labels, dtype=pl.List(pl.String)))
-    self_messages = rows.filter(pl.col(src) == pl.col(dst)).height
-    graph = graph_from_polars(rows, src=src, dst=dst, labels="pairs", nodes=nodes, self_loops="drop")
-    return graph, self_messages
+    return pair_label_graph(frame, nodes, lambda value: sorted(_pairs(analyze(value), known)), text=text, src=src, dst=dst)
 
 
 @dataclass(frozen=True)
