@@ -38,6 +38,21 @@ from ._tokens import BOS, EOS, UNK
 __all__ = ["NGramModel", "read_arpa"]
 
 
+def noise_threshold(noise_scale: Any, threshold: Any) -> float:
+    """The soft threshold for released counts (module docstring): ``threshold`` if given, else
+    ``8 · noise_scale`` (0 without noise), after checking both. Shared by the language model and
+    :func:`~opendp_graph.text.topics_from_cooccurrence`."""
+    if noise_scale is not None and not (
+        isinstance(noise_scale, (int, float)) and not isinstance(noise_scale, bool) and noise_scale >= 0 and math.isfinite(noise_scale)
+    ):
+        raise ValueError(f"noise_scale must be a finite non-negative number, got {noise_scale!r}")
+    if threshold is None:
+        return 8.0 * noise_scale if noise_scale else 0.0
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not threshold >= 0:
+        raise ValueError(f"threshold must be a non-negative number, got {threshold!r}")
+    return float(threshold)
+
+
 def _weights(weight: Any, order: int) -> dict[int, float]:
     if isinstance(weight, Mapping):
         out = {n: 1.0 for n in range(1, order + 1)}
@@ -123,12 +138,7 @@ class NGramModel:
             raise ValueError(f"order must be a positive integer, got {order!r}")
         if not (isinstance(discount, (int, float)) and 0 < discount < 1):
             raise ValueError(f"discount must be in (0, 1), got {discount!r}")
-        if noise_scale is not None and not (isinstance(noise_scale, (int, float)) and noise_scale >= 0 and math.isfinite(noise_scale)):
-            raise ValueError(f"noise_scale must be a finite non-negative number, got {noise_scale!r}")
-        if threshold is None:
-            threshold = 8.0 * noise_scale if noise_scale else 0.0
-        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not threshold >= 0:
-            raise ValueError(f"threshold must be a non-negative number, got {threshold!r}")
+        threshold = noise_threshold(noise_scale, threshold)
         weights = _weights(weight, order)
         raw = _check_counts(counts, "counts")
         cleaned = {

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ._lm import noise_threshold
 from ._tokens import make_analyzer, pair_label_graph
 
 __all__ = ["cooccurrence_key", "pair_cooccurrence_graph", "Topics", "topics_from_cooccurrence", "npmi_coherence"]
@@ -115,11 +116,7 @@ def topics_from_cooccurrence(
         raise ValueError("vocabulary must be a non-empty list of distinct words")
     if isinstance(num_topics, bool) or not isinstance(num_topics, int) or not 1 <= num_topics <= len(words):
         raise ValueError(f"num_topics must be an integer between 1 and the vocabulary's size, got {num_topics!r}")
-    if noise_scale is not None and not (isinstance(noise_scale, (int, float)) and noise_scale >= 0 and math.isfinite(noise_scale)):
-        raise ValueError(f"noise_scale must be a finite non-negative number, got {noise_scale!r}")
-    cut = float(threshold) if threshold is not None else (8.0 * noise_scale if noise_scale else 0.0)
-    if not cut >= 0:
-        raise ValueError(f"threshold must be non-negative, got {threshold!r}")
+    cut = noise_threshold(noise_scale, threshold)
     index = {w: i for i, w in enumerate(words)}
     matrix = np.zeros((len(words), len(words)))
 
