@@ -97,6 +97,7 @@ def test_planted_bug_is_caught_by_the_exact_profile():
     assert exact_delta(model, 1.0, 1.0) > 0.025  # ... and the truth
 
 
+@pytest.mark.slow  # 8.7 s of sampling; the exact check above catches the same planted bug in the default run
 def test_planted_bug_is_caught_by_the_empirical_auditor():
     """The auditor samples graphs from the model's two conditional laws (a Pufferfish audit) and
     bounds ε from below at δ = 0: above the planted measurement's claimed ε = 1. The honest claim,
