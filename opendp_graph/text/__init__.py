@@ -5,6 +5,9 @@
   pair as the privacy unit's identifier) or **per pair** (:func:`pair_ngram_graph`, the edge
   labels that :func:`~opendp_graph.make_label_counts` releases under edge, group and Pufferfish
   privacy), and a public snapshot split off by time (:func:`split_by_time`);
+* :mod:`._release`: every n-gram order's counts under one budget (:func:`make_ngram_count_release`:
+  Gaussian under zCDP or Laplace, composed by OpenDP), and person-level counts on a log whose
+  messages have several owners (:func:`make_person_ngram_counts` on :func:`person_text_domain`);
 * :mod:`._lm`: :class:`NGramModel`, interpolated Kneser–Ney from counts (pure post-processing of
   a release, robust to noisy and negative counts), scoring, sampling, and the ARPA format;
 * :mod:`._topics`: word co-occurrence per pair of people (:func:`pair_cooccurrence_graph`),
@@ -16,6 +19,7 @@ the package's queries and OpenDP's noise.
 """
 
 from ._lm import NGramModel, read_arpa
+from ._release import NGramRelease, make_ngram_count_release, make_person_ngram_counts, person_ngram_table, person_text_domain
 from ._topics import Topics, cooccurrence_key, npmi_coherence, pair_cooccurrence_graph, topics_from_cooccurrence
 from ._tokens import (
     BOS,
@@ -36,6 +40,11 @@ __all__ = [
     "EOS",
     "UNK",
     "NGramModel",
+    "NGramRelease",
+    "make_ngram_count_release",
+    "make_person_ngram_counts",
+    "person_ngram_table",
+    "person_text_domain",
     "Topics",
     "cooccurrence_key",
     "npmi_coherence",

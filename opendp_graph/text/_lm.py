@@ -38,6 +38,10 @@ from ._tokens import BOS, EOS, UNK
 __all__ = ["NGramModel", "read_arpa"]
 
 
+LAPLACE_THRESHOLD = 8.0  # noise scales b: pure Laplace noise passes with probability e⁻⁸/2
+GAUSSIAN_THRESHOLD = 4.0  # standard deviations σ: pure Gaussian noise passes with probability 3.2·10⁻⁵
+
+
 def noise_threshold(noise_scale: Any, threshold: Any) -> float:
     """The soft threshold for released counts (module docstring): ``threshold`` if given, else
     ``8 · noise_scale`` (0 without noise), after checking both. Shared by the language model and
@@ -47,7 +51,7 @@ def noise_threshold(noise_scale: Any, threshold: Any) -> float:
     ):
         raise ValueError(f"noise_scale must be a finite non-negative number, got {noise_scale!r}")
     if threshold is None:
-        return 8.0 * noise_scale if noise_scale else 0.0
+        return LAPLACE_THRESHOLD * noise_scale if noise_scale else 0.0
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not threshold >= 0:
         raise ValueError(f"threshold must be a non-negative number, got {threshold!r}")
     return float(threshold)
@@ -97,6 +101,24 @@ class NGramModel:
     (0.521, 1.0)
     """
 
+    @classmethod
+    def from_release(cls, release: Any, *, order: int | None = None, **kwargs: Any) -> NGramModel:
+        """The model from an :class:`~opendp_graph.text.NGramRelease` (post-processing): its
+        counts, soft-thresholded per order at the level pure noise passes with probability about
+        10⁻⁴ or less, from the release's public noise law: ``8b`` for Laplace (``e⁻⁸/2 = 1.7·10⁻⁴``),
+        ``4σ`` for the Gaussian (``3.2·10⁻⁵``). ``order`` defaults to the release's highest;
+        other arguments as :meth:`from_counts` (``public_counts``, ``weight``, ``vocabulary``, …).
+        """
+        from ._release import NGramRelease
+
+        if not isinstance(release, NGramRelease):
+            raise TypeError(f"release must be an NGramRelease (from make_ngram_count_release), got {type(release).__name__}")
+        if "noise_scale" in kwargs or "threshold" in kwargs:
+            raise ValueError("from_release sets the threshold from the release's noise; use from_counts to set it by hand")
+        multiple = GAUSSIAN_THRESHOLD if release.noise == "gaussian" else LAPLACE_THRESHOLD
+        threshold = {n: multiple * s for n, s in release.scales.items()}
+        return cls.from_counts(release.counts, order=order or max(release.scales), threshold=threshold, **kwargs)
+
     def __init__(self, order: int, vocabulary: Sequence[str], probs: dict, backoffs: dict):
         self.order = order
         self.vocabulary = tuple(vocabulary)
@@ -126,7 +148,8 @@ class NGramModel:
         :param order: the highest n-gram order (1, 2 or 3; higher works but needs the counts).
         :param noise_scale: the released counts' noise scale (public), which sets ``threshold``.
         :param threshold: keep a count only above this, reduced by it (default ``8 ·
-            noise_scale``; 0 without noise: every positive count as it is).
+            noise_scale``; 0 without noise: every positive count as it is). One number, or one
+            per order (``{1: t1, 2: t2}``, as :meth:`from_release` gives).
         :param public_counts: exact counts of a public snapshot, added to the cleaned counts.
         :param weight: a factor on the (cleaned) counts before the snapshot's are added, one
             number or one per n-gram order (``{1: 1.5, 2: 0.9}``).
@@ -138,11 +161,14 @@ class NGramModel:
             raise ValueError(f"order must be a positive integer, got {order!r}")
         if not (isinstance(discount, (int, float)) and 0 < discount < 1):
             raise ValueError(f"discount must be in (0, 1), got {discount!r}")
-        threshold = noise_threshold(noise_scale, threshold)
+        if isinstance(threshold, Mapping):
+            cut = {n: noise_threshold(None, threshold.get(n, 0.0)) for n in range(1, order + 1)}
+        else:
+            cut = dict.fromkeys(range(1, order + 1), noise_threshold(noise_scale, threshold))
         weights = _weights(weight, order)
         raw = _check_counts(counts, "counts")
         cleaned = {
-            g: weights[len(g)] * (c - threshold) for g, c in raw.items() if len(g) <= order and c > threshold
+            g: weights[len(g)] * (c - cut[len(g)]) for g, c in raw.items() if len(g) <= order and c > cut[len(g)]
         }
         if public_counts is not None:
             for g, c in _check_counts(public_counts, "public_counts").items():

@@ -1,0 +1,412 @@
+"""Releases of n-gram counts: every order (unigrams to trigrams) under **one budget**, and the
+person-level counts of a log where a message has several owners.
+
+* :func:`make_ngram_count_release` composes one noisy count vector per n-gram order with
+  OpenDP's ``make_composition``: Gaussian noise under ρ-zCDP (the ρ of the orders add; Bun &
+  Steinke 2016, Lemma 2.3) or Laplace noise under pure ε (the ε add), each order's scale found by
+  ``dp.binary_search_param`` for its share of the budget. The counts are the package's
+  (``then_label_counts`` on a pair-label graph: edge, group, Blowfish or Pufferfish privacy) or
+  any count transformations (``make_person_ngram_counts`` below).
+* :func:`make_person_ngram_counts` counts, per message, the n-grams of every message whose owners
+  (its sender and all its recipients) include anyone: **person level** (add or remove a person
+  with every message they sent or received), on the domain of logs where nobody owns more than
+  ``max_messages`` messages (:func:`person_text_domain`; a log outside it is refused before
+  anything is counted).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from numbers import Integral
+from typing import Any
+
+import opendp.prelude as dp
+
+__all__ = [
+    "NGramRelease",
+    "make_ngram_count_release",
+    "make_person_ngram_counts",
+    "person_ngram_table",
+    "person_text_domain",
+]
+
+NOISES = {"laplace": "pure ε-DP (Laplace noise, ℓ1 counts)", "gaussian": "ρ-zCDP (Gaussian noise, ℓ2 counts)"}
+
+
+def _order_of(key: str) -> int:
+    return len(key.split(" "))
+
+
+def _keys_by_order(keys: Any) -> dict[int, list[str]]:
+    if not isinstance(keys, Mapping) or not keys:
+        raise TypeError("keys must be a non-empty mapping {order: [n-grams of that order]}, e.g. {1: ['gas'], 2: ['gas price']}")
+    out: dict[int, list[str]] = {}
+    for n, names in sorted(keys.items()):
+        if isinstance(n, bool) or not isinstance(n, Integral) or n < 1:
+            raise ValueError(f"keys: every order must be a positive integer, got {n!r}")
+        if isinstance(names, str) or not isinstance(names, Sequence) or not names:
+            raise TypeError(f"keys[{n}] must be a non-empty sequence of n-grams (words joined by one space)")
+        seen = set()
+        for key in names:
+            if not isinstance(key, str) or not key.strip() or key != " ".join(key.split()):
+                raise ValueError(f"keys[{n}]: every n-gram must be words joined by single spaces, got {key!r}")
+            if _order_of(key) != n:
+                raise ValueError(f"keys[{n}] holds {key!r}, an n-gram of order {_order_of(key)}")
+            if key in seen:
+                raise ValueError(f"keys[{n}] lists {key!r} twice")
+            seen.add(key)
+        out[int(n)] = list(names)
+    return out
+
+
+def _positive(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+    return float(value)
+
+
+def _shares(shares: Any, orders: list[int]) -> dict[int, float]:
+    if shares is None:
+        return {n: 1.0 / len(orders) for n in orders}
+    if not isinstance(shares, Mapping) or set(shares) != set(orders):
+        raise ValueError(f"shares must give one fraction per order {orders}, got {shares!r}")
+    out = {n: _positive(f"shares[{n}]", shares[n]) for n in orders}
+    if abs(sum(out.values()) - 1.0) > 1e-9:
+        raise ValueError(f"shares must sum to 1, got {sum(out.values())!r}")
+    return out
+
+
+@dataclass(frozen=True)
+class NGramRelease:
+    """What :func:`make_ngram_count_release` returns: the noisy counts of every key, with the
+    noise's public law (its kind and scale per order), which the language model's denoising
+    reads (:meth:`~opendp_graph.text.NGramModel.from_release`)."""
+
+    counts: dict[str, float]
+    scales: dict[int, float]
+    noise: str
+    budget: dict[int, float] = field(default_factory=dict)  # each order's share, in the release's measure
+
+    def __repr__(self) -> str:
+        scales = ", ".join(f"{n}: {s:.4g}" for n, s in self.scales.items())
+        return f"NGramRelease({len(self.counts)} counts, noise={self.noise!r}, scales={{{scales}}})"
+
+
+def make_ngram_count_release(
+    space: Any,
+    keys: Mapping[int, Sequence[str]],
+    *,
+    max_ngrams_per_edge: int | Mapping[int, int] | None = None,
+    rho: float | None = None,
+    epsilon: float | None = None,
+    d_in: Any = 1,
+    shares: Mapping[int, float] | None = None,
+) -> dp.Measurement:
+    """The noisy counts of every n-gram order's public ``keys``, composed under one budget.
+
+    **Guarantee.** With ``rho``: ρ-zCDP at ``d_in``; each order ``n`` is OpenDP's Gaussian on an
+    ℓ2 count vector, calibrated to ``shares[n]·ρ``, and ``dp.c.make_composition`` adds the ρ
+    (zCDP composes additively, Bun & Steinke 2016, Lemma 2.3; OpenDP's compositor applies it), so
+    the whole is ``Σ shares[n]·ρ = ρ``. With ``epsilon``: pure ε-DP the same way, with Laplace on
+    ℓ1 vectors. Under a Pufferfish metric the two compose as the package's Pufferfish releases do
+    (sums of ε, or of ρ for Rényi Pufferfish: :mod:`opendp_graph.pufferfish.metric`). The output
+    is pure post-processing of the composed vectors: an :class:`NGramRelease`.
+
+    :param space: ``(input_domain, input_metric)`` of a labelled pair graph (as
+        :func:`~opendp_graph.text.pair_ngram_graph` builds: each pair's n-gram set on its edge),
+        counted by :func:`~opendp_graph.then_label_counts` with ``max_ngrams_per_edge``; or a
+        mapping ``{order: transformation}`` of count transformations that already end in the
+        noise's metric (ℓ2 for ``rho``, ℓ1 for ``epsilon``), e.g. :func:`make_person_ngram_counts`.
+    :param keys: ``{order: [public n-grams of that order]}``; the released counts' keys.
+    :param max_ngrams_per_edge: the per-edge cap ``c`` of ``then_label_counts`` (one number, or
+        one per order), for a graph ``space``.
+    :param rho: the zCDP budget (Gaussian noise); or ``epsilon``: pure DP (Laplace noise).
+    :param d_in: the input distance the budget is for (1: one edge, person, …).
+    :param shares: each order's fraction of the budget (default: equal).
+
+    >>> import opendp.prelude as dp, opendp_graph as dpg
+    >>> from opendp_graph.text import make_ngram_count_release
+    >>> dp.enable_features("contrib", "honest-but-curious")
+    >>> space = dpg.graph_domain(labeled=True), dpg.edge_distance()
+    >>> keys = {1: ["gas", "power"], 2: ["gas power"], 3: ["<s> gas power"]}
+    >>> release = make_ngram_count_release(space, keys, max_ngrams_per_edge=4, rho=0.5)
+    >>> round(release.map(1), 9)
+    0.5
+    """
+    dp.assert_features("contrib", "honest-but-curious")
+    by_order = _keys_by_order(keys)
+    orders = list(by_order)
+    if (rho is None) == (epsilon is None):
+        raise ValueError("give exactly one budget: rho (zCDP, Gaussian noise) or epsilon (pure DP, Laplace noise)")
+    noise = "gaussian" if rho is not None else "laplace"
+    budget = _positive("rho" if rho is not None else "epsilon", rho if rho is not None else epsilon)
+    share = _shares(shares, orders)
+    counts = _count_transformations(space, by_order, max_ngrams_per_edge, noise)
+    measurements, scales = [], {}
+    for n in orders:
+        then_noise = dp.m.then_gaussian if noise == "gaussian" else dp.m.then_laplace
+        target = share[n] * budget
+        try:
+            scale = dp.binary_search_param(lambda s, c=counts[n]: c >> then_noise(scale=s), d_in=d_in, d_out=target)
+        except Exception as error:  # OpenDP's search reports no reason a user can act on
+            raise ValueError(f"no noise scale reaches {target:g} at d_in={d_in!r} for the order-{n} counts: {error}") from None
+        scales[n] = float(scale)
+        measurements.append(counts[n] >> then_noise(scale=scale))
+    composed = dp.c.make_composition(measurements)
+    budget_per_order = {n: share[n] * budget for n in orders}
+
+    def collect(vectors: list) -> NGramRelease:
+        released = {}
+        for n, vector in zip(orders, vectors):
+            released.update(zip(by_order[n], (float(v) for v in vector)))
+        return NGramRelease(released, dict(scales), noise, budget_per_order)
+
+    return composed >> dp.new_function(collect, TO="ExtrinsicObject")
+
+
+def _count_transformations(space: Any, by_order: dict[int, list[str]], cap: Any, noise: str) -> dict[int, dp.Transformation]:
+    wanted = dp.l2_distance(T=dp.f64) if noise == "gaussian" else None
+    if isinstance(space, Mapping):
+        if set(space) != set(by_order):
+            raise ValueError(f"space gives count transformations for orders {sorted(space)}, keys for {sorted(by_order)}")
+        expected = dp.l2_distance(T=dp.f64) if noise == "gaussian" else dp.l1_distance(T=dp.i64)
+        for n, t in space.items():
+            if not isinstance(t, dp.Transformation):
+                raise TypeError(f"space[{n}] must be an OpenDP Transformation, got {type(t).__name__}")
+            if t.output_metric != expected:
+                raise ValueError(f"space[{n}] ends in {t.output_metric!r}; {NOISES[noise]} needs {expected!r}")
+        if cap is not None:
+            raise ValueError("max_ngrams_per_edge is for a graph space; a transformation carries its own bound")
+        return dict(space)
+    if not (isinstance(space, tuple) and len(space) == 2):
+        raise TypeError("space must be (input_domain, input_metric) of a labelled graph, or {order: count transformation}")
+    from ..transformations.labels import then_label_counts
+
+    if cap is None:
+        raise ValueError("max_ngrams_per_edge is required for a graph space (the cap c of then_label_counts)")
+    caps = dict(cap) if isinstance(cap, Mapping) else {n: cap for n in by_order}
+    if set(caps) != set(by_order):
+        raise ValueError(f"max_ngrams_per_edge gives caps for orders {sorted(caps)}, keys for {sorted(by_order)}")
+    return {n: space >> then_label_counts(caps[n], by_order[n], output_metric=wanted) for n in by_order}
+
+
+# ---------------------------------------------------------------------------------------------
+# Person level
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PersonTextDomain:
+    """Descriptor of :func:`person_text_domain`."""
+
+    max_messages: int
+
+    def member(self, value: Any) -> bool:
+        _check_table(value, self.max_messages)
+        return True
+
+
+def person_text_domain(max_messages: int) -> dp.Domain:
+    """Message tables (:func:`person_ngram_table`: one row per message, its ``owners`` and its
+    ``ngrams``) in which **nobody owns more than** ``max_messages`` **messages** (sent or
+    received, each message counted once per owner). The bound is the person-level guarantee's
+    precondition: a release checks it before it counts, and refuses a table outside it with a
+    ``ValueError`` (the domain's member check).
+
+    ``max_messages`` must be public (a policy, an earlier period's figure). Read off the private
+    log itself, it discloses the busiest person's count and makes the noise depend on the data.
+
+    >>> from opendp_graph.text import person_text_domain
+    >>> person_text_domain(500)
+    PersonTextDomain(max_messages=500)
+    """
+    dp.assert_features("honest-but-curious")
+    bound = _positive_int("max_messages", max_messages)
+    descriptor = PersonTextDomain(bound)
+    return dp.user_domain(repr(descriptor), member=descriptor.member, descriptor=descriptor)
+
+
+def _positive_int(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def _check_table(table: Any, max_messages: int) -> None:
+    import polars as pl
+
+    if not isinstance(table, pl.DataFrame):
+        raise TypeError(f"expected a polars DataFrame from dpg.text.person_ngram_table, got {type(table).__name__}")
+    for name, kind in (("owners", "a list of person ids"), ("ngrams", "a list of n-grams (str)")):
+        if name not in table.columns or not isinstance(table.schema[name], pl.List):
+            raise ValueError(f"the table needs a column {name!r} holding {kind} per message (dpg.text.person_ngram_table)")
+    if table.schema["ngrams"] != pl.List(pl.String):
+        raise ValueError(f"the column 'ngrams' must be List(String), got {table.schema['ngrams']}")
+    owners = table["owners"].explode().drop_nulls()
+    if owners.len() and not table["owners"].list.eval(pl.element().is_duplicated().any()).explode().not_().all():
+        raise ValueError("a message lists an owner twice: owners must be distinct per message (person_ngram_table)")
+    if owners.len():
+        busiest = int(owners.value_counts(sort=True)["count"][0])
+        if busiest > max_messages:
+            raise ValueError(
+                f"someone owns {busiest} messages, above the domain's max_messages={max_messages}: the person-level "
+                f"bound does not cover this log (use a larger public bound, or a shorter period)"
+            )
+
+
+def person_ngram_table(
+    frame: Any,
+    *,
+    orders: Sequence[int] = (1, 2),
+    text: str = "subject",
+    src: str = "sender",
+    dst: str = "recipient",
+    message_id: str = "message_id",
+    analyzer: Any = None,
+    vocabulary: Sequence[str] | None = None,
+):
+    """One row per message: ``owners`` (its sender and every recipient, distinct: a message to
+    oneself has one owner) and ``ngrams`` (its distinct n-grams of the given orders, in text
+    order, words outside ``vocabulary`` folded to ``<unk>``), from a log with one row per
+    (message, recipient). The input of :func:`make_person_ngram_counts`.
+
+    >>> import polars as pl
+    >>> from opendp_graph.text import person_ngram_table
+    >>> log = pl.DataFrame({"message_id": [1, 1, 2], "subject": ["Gas gas", "Gas gas", "Power"],
+    ...                     "sender": [2, 2, 5], "recipient": [1, 3, 5]})
+    >>> person_ngram_table(log, orders=(1,)).rows()
+    [(1, [2, 1, 3], ['gas', '</s>']), (2, [5], ['power', '</s>'])]
+    """
+    import polars as pl
+
+    from ._tokens import _orders, fold_unknown, make_analyzer, ngrams
+
+    if isinstance(frame, pl.LazyFrame):
+        frame = frame.collect()
+    if not isinstance(frame, pl.DataFrame):
+        raise TypeError(f"frame must be a polars DataFrame or LazyFrame, got {type(frame).__name__}")
+    for name in (text, src, dst, message_id):
+        if name not in frame.columns:
+            raise ValueError(f"the frame has no column {name!r} (columns: {frame.columns})")
+    wanted = _orders(orders)
+    analyze = analyzer or make_analyzer()
+    if vocabulary is not None:
+        analyze = fold_unknown(analyze, vocabulary)
+    messages = frame.group_by(message_id, maintain_order=True).agg(
+        pl.col(text).first(), pl.col(src).first(), pl.col(dst)
+    )
+    cache: dict = {}
+    rows_ngrams = []
+    for value in messages[text].to_list():
+        if value not in cache:
+            cache[value] = list(dict.fromkeys(ngrams(analyze(value), wanted)))  # distinct, in text order
+        rows_ngrams.append(cache[value])
+    owners = [
+        list(dict.fromkeys([s, *recipients]))
+        for s, recipients in zip(messages[src].to_list(), messages[dst].to_list())
+    ]
+    return pl.DataFrame({
+        message_id: messages[message_id],
+        "owners": pl.Series(owners, dtype=pl.List(frame.schema[src])),
+        "ngrams": pl.Series(rows_ngrams, dtype=pl.List(pl.String)),
+    })
+
+
+def make_person_ngram_counts(
+    input_domain: dp.Domain,
+    input_metric: dp.Metric,
+    keys: Sequence[str],
+    max_ngrams: int,
+    output_metric: dp.Metric | None = None,
+) -> dp.Transformation:
+    """Counts of the public ``keys`` over the messages of a log, **per message** (each message
+    counts each of its first ``max_ngrams`` distinct keys once; a message with more keeps the
+    first in text order), at **person level**.
+
+    **Guarantee.** On :func:`person_text_domain` (``D = max_messages``) under
+    :func:`~opendp_graph.polars.person_log_distance`: adding or removing ``d`` people changes at
+    most ``d·D`` messages (each person owns at most ``D``; a message shared by several of them is
+    counted once per owner, so at most ``d·D`` in all), and each message moves a 0/1 vector with
+    at most ``L = max_ngrams`` ones. So the ℓ1 change is at most ``d·D·L`` and the ℓ2 change at
+    most ``d·D·√L`` (triangle inequality over the messages). Replacing ``d`` people's messages
+    (``neighbouring="replace"``) removes ``d·D`` and adds ``d·D``: twice that. Both are tight: ``d``
+    people share ``D`` messages carrying the same ``L`` keys. The per-message cap reads only the
+    message, so it moves nothing else. A message with several owners is removed with any one
+    of them: this is the person-level notion of :mod:`opendp_graph.polars` (a message belongs to
+    its sender and all its recipients).
+
+    **What it costs.** The noise grows with ``D``, the busiest person's bound: on a log where a
+    few people own most messages this is far more noise than a pair- or message-level release
+    (README, language models).
+
+    :param output_metric: ``dp.l1_distance(T=dp.i64)`` (default; Laplace) or
+        ``dp.l2_distance(T=dp.f64)`` (Gaussian under zCDP).
+
+    >>> import opendp.prelude as dp, opendp_graph as dpg
+    >>> from opendp_graph.text import make_person_ngram_counts, person_text_domain
+    >>> dp.enable_features("contrib", "honest-but-curious")
+    >>> counts = make_person_ngram_counts(person_text_domain(10), dpg.polars.person_log_distance(), ["gas", "power"], 2)
+    >>> counts.map(1)
+    20
+    """
+    dp.assert_features("contrib", "honest-but-curious")
+    from ..polars._messages import PersonLogDistance
+
+    descriptor = getattr(input_domain, "descriptor", None)
+    if not isinstance(descriptor, PersonTextDomain):
+        raise TypeError(f"input_domain must be dpg.text.person_text_domain(max_messages), got {input_domain!r}")
+    metric = getattr(input_metric, "descriptor", None)
+    if not isinstance(metric, PersonLogDistance):
+        raise TypeError(f"input_metric must be dpg.polars.person_log_distance(...), got {input_metric!r}")
+    names = list(keys) if isinstance(keys, Sequence) and not isinstance(keys, str) else None
+    if not names:
+        raise TypeError("keys must be a non-empty sequence of n-grams (words joined by one space)")
+    if len(set(names)) != len(names) or not all(isinstance(k, str) and k.strip() for k in names):
+        raise ValueError("keys must be distinct non-empty n-grams (words joined by one space)")
+    cap = _positive_int("max_ngrams", max_ngrams)
+    l2 = output_metric is not None and output_metric == dp.l2_distance(T=dp.f64)
+    if output_metric is not None and not l2 and output_metric != dp.l1_distance(T=dp.i64):
+        raise ValueError(f"output_metric must be dp.l1_distance(T=dp.i64) or dp.l2_distance(T=dp.f64), got {output_metric!r}")
+    messages = descriptor.max_messages * (2 if metric.neighbouring == "replace" else 1)
+    index = {k: i for i, k in enumerate(names)}
+    max_messages = descriptor.max_messages
+
+    def count(table: Any) -> list:
+        _check_table(table, max_messages)  # the domain's bound, before anything is counted
+        out = [0] * len(names)
+        for grams in table["ngrams"].to_list():
+            taken = 0
+            for g in grams:
+                i = index.get(g)
+                if i is not None:
+                    out[i] += 1
+                    taken += 1
+                    if taken == cap:
+                        break
+        return [float(v) for v in out] if l2 else out
+
+    def stability(d_in: Any) -> Any:
+        if isinstance(d_in, bool) or not isinstance(d_in, Integral) or d_in < 0:
+            raise ValueError(f"d_in counts people: a non-negative integer, got {d_in!r}")
+        changed = int(d_in) * messages
+        if l2:
+            root = math.isqrt(cap)
+            return float(changed * root) if root * root == cap else _round_up(changed * math.sqrt(cap))
+        return changed * cap
+
+    atom = dp.atom_domain(T=dp.f64, nan=False) if l2 else dp.atom_domain(T=dp.i64)
+    out_domain = dp.vector_domain(atom, size=len(names))
+    return dp.t.make_user_transformation(
+        input_domain, input_metric, out_domain,
+        dp.l2_distance(T=dp.f64) if l2 else dp.l1_distance(T=dp.i64),
+        count, stability,
+    )
+
+
+def _round_up(value: float) -> float:
+    """``changed·√L`` as a float no smaller than the real number (the map must not round down):
+    exact when ``L`` is a square, else two steps up (the square root and the product each
+    round by at most half a step)."""
+    return math.nextafter(math.nextafter(float(value), math.inf), math.inf)

@@ -1,0 +1,229 @@
+"""Releases of n-gram counts: every order under one budget (zCDP or pure ε), and the person-level
+counts of logs whose messages have several owners (brute force over every small log)."""
+
+import itertools
+import math
+
+import numpy as np
+import opendp.prelude as dp
+import pytest
+
+import opendp_graph as dpg
+from opendp_graph import text as T
+
+pl = pytest.importorskip("polars")
+
+PEOPLE = (0, 1, 2)
+KEYS = ["a", "b", "a b"]
+
+
+@pytest.fixture(autouse=True)
+def _features():
+    dp.enable_features("contrib", "honest-but-curious")
+
+
+def table(messages):
+    """A person_ngram_table from ``[(owners, ngrams), ...]``."""
+    return pl.DataFrame({
+        "message_id": list(range(len(messages))),
+        "owners": pl.Series([list(o) for o, _ in messages], dtype=pl.List(pl.Int64)),
+        "ngrams": pl.Series([list(g) for _, g in messages], dtype=pl.List(pl.String)),
+    })
+
+
+def without(messages, person):
+    return [m for m in messages if person not in m[0]]
+
+
+def small_logs(full):
+    """Every log of at most two messages over the owner sets (all seven with ``full``, else four)
+    and the n-gram lists, and every log of three messages over a smaller choice (the busiest
+    owner then owns up to 3)."""
+    owner_sets = [s for r in (1, 2, 3) for s in itertools.combinations(PEOPLE, r)]
+    grams = [[], ["a"], ["a", "b", "a b"], ["b", "a", "zz"]]
+    if not full:
+        owner_sets, grams = [(0,), (0, 1), (1, 2), (0, 1, 2)], grams[1:]
+    options = [(o, g) for o in owner_sets for g in grams]
+    for size in (0, 1, 2):
+        yield from itertools.product(options, repeat=size)
+    few = [((0, 1), ["a", "b", "a b"]), ((0,), ["a"]), ((1, 2), ["b", "a"])]
+    yield from itertools.product(few, repeat=3)
+
+
+@pytest.mark.parametrize("full", [False, pytest.param(True, marks=pytest.mark.slow)], ids=["four-owner-sets", "every-owner-set"])
+def test_person_counts_move_at_most_the_map_on_every_small_log(full):
+    """ℓ1 and ℓ2, caps 1 and 2: each table is built once and counted by all four (every owner
+    set, 840 logs and 10 s, under -m slow)."""
+    domain, metric = T.person_text_domain(3), dpg.polars.person_log_distance()
+    queries = {
+        (norm, cap): T.make_person_ngram_counts(domain, metric, KEYS, cap, dp.l2_distance(T=dp.f64) if norm == "l2" else None)
+        for norm in ("l1", "l2") for cap in (1, 2)
+    }
+    for (norm, cap), counts in queries.items():
+        assert counts.map(1) == pytest.approx(3 * (math.sqrt(cap) if norm == "l2" else cap))
+    worst = dict.fromkeys(queries, 0.0)
+    for log in small_logs(full):
+        tables = [table(list(log))] + [table(without(list(log), p)) for p in PEOPLE]
+        for key, counts in queries.items():
+            full, *smaller = (np.array(counts(t), dtype=float) for t in tables)
+            for other in smaller:
+                diff = full - other
+                change = np.abs(diff).sum() if key[0] == "l1" else float(np.sqrt((diff**2).sum()))
+                assert change <= counts.map(1) + 1e-12, (log, key, change)
+                worst[key] = max(worst[key], change)
+    # the small logs reach the bound: three messages of one person with the same keys
+    assert worst[("l1", 2)] == 6 and worst[("l2", 1)] == pytest.approx(3.0)
+
+
+@pytest.mark.parametrize("cap", [1, 2, 3])
+def test_person_counts_reach_the_map_and_not_beyond(cap):
+    """D messages of one person with the same cap keys: the change is the map exactly, so
+    ``check`` holds at the map and fails just below."""
+    d = 4
+    log = [((0, 1), ["a", "b", "a b"])] * d
+    for norm, metric in (("l1", None), ("l2", dp.l2_distance(T=dp.f64))):
+        counts = T.make_person_ngram_counts(T.person_text_domain(d), dpg.polars.person_log_distance(), KEYS, cap, metric)
+        full = np.array(counts(table(log)), dtype=float)
+        empty = np.array(counts(table(without(log, 0))), dtype=float)
+        change = np.abs(full - empty).sum() if norm == "l1" else float(np.sqrt(((full - empty) ** 2).sum()))
+        assert change == pytest.approx(counts.map(1))
+        assert counts.map(1) >= change
+        assert counts.check(1, counts.map(1))
+        below = counts.map(1) - 1 if norm == "l1" else math.nextafter(change, 0) * (1 - 1e-12)
+        assert not counts.check(1, below)
+
+
+def test_replace_neighbours_cost_twice_and_d_people_d_times():
+    space = T.person_text_domain(5)
+    add_remove = T.make_person_ngram_counts(space, dpg.polars.person_log_distance(), KEYS, 2)
+    replace = T.make_person_ngram_counts(space, dpg.polars.person_log_distance("replace"), KEYS, 2)
+    assert (add_remove.map(1), add_remove.map(3), replace.map(1)) == (10, 30, 20)
+    l2 = T.make_person_ngram_counts(space, dpg.polars.person_log_distance(), KEYS, 2, dp.l2_distance(T=dp.f64))
+    assert l2.map(1) >= 5 * math.sqrt(2) and l2.map(1) == pytest.approx(5 * math.sqrt(2), rel=1e-15)
+
+
+def test_the_domain_refuses_a_busier_log_before_counting():
+    counts = T.make_person_ngram_counts(T.person_text_domain(2), dpg.polars.person_log_distance(), KEYS, 2)
+    busy = table([((0,), ["a"])] * 3)
+    with pytest.raises(Exception, match="owns 3 messages, above the domain's max_messages=2"):
+        counts(busy)
+    with pytest.raises(Exception, match="lists an owner twice"):
+        counts(table([((0, 0), ["a"])]))
+    with pytest.raises(Exception, match="column 'owners'"):
+        counts(pl.DataFrame({"ngrams": [["a"]]}))
+
+
+def test_person_counts_refuse_bad_arguments_when_built():
+    domain, metric = T.person_text_domain(2), dpg.polars.person_log_distance()
+    with pytest.raises(ValueError, match="max_messages"):
+        T.person_text_domain(0)
+    with pytest.raises(ValueError, match="max_ngrams"):
+        T.make_person_ngram_counts(domain, metric, KEYS, 0)
+    with pytest.raises(ValueError, match="distinct"):
+        T.make_person_ngram_counts(domain, metric, ["a", "a"], 1)
+    with pytest.raises(TypeError, match="person_text_domain"):
+        T.make_person_ngram_counts(dpg.graph_domain(), metric, KEYS, 1)
+    with pytest.raises(TypeError, match="person_log_distance"):
+        T.make_person_ngram_counts(domain, dpg.edge_distance(), KEYS, 1)
+    with pytest.raises(ValueError, match="output_metric"):
+        T.make_person_ngram_counts(domain, metric, KEYS, 1, dp.linf_distance(T=dp.i64))
+
+
+def test_person_ngram_table_has_each_message_once_with_its_distinct_owners():
+    log = pl.DataFrame({
+        "message_id": [1, 1, 1, 2, 3],
+        "subject": ["Gas gas price", "Gas gas price", "Gas gas price", "Re: power", "x"],
+        "sender": [7, 7, 7, 8, 9],
+        "recipient": [1, 2, 7, 8, 1],
+    })
+    out = T.person_ngram_table(log, orders=(1, 2), vocabulary=["gas", "power"])
+    assert out["owners"].to_list() == [[7, 1, 2], [8], [9, 1]]
+    assert out["ngrams"].to_list()[0] == ["gas", "<unk>", "</s>", "<s> gas", "gas gas", "gas <unk>", "<unk> </s>"]
+    assert out["ngrams"].to_list()[1] == ["power", "</s>", "<s> power", "power </s>"]
+
+
+# ------------------------------------------------------------------------------ one budget
+ORDERS = {1: ["gas", "power"], 2: ["gas power", "<s> gas"], 3: ["<s> gas power"]}
+
+
+def graph_space(metric=None):
+    return dpg.graph_domain(labeled=True), metric or dpg.edge_distance()
+
+
+@pytest.mark.parametrize("budget", [{"rho": 0.5}, {"epsilon": 2.0}])
+def test_the_orders_compose_to_the_budget_exactly(budget):
+    release = T.make_ngram_count_release(graph_space(), ORDERS, max_ngrams_per_edge=4, **budget)
+    value = next(iter(budget.values()))
+    assert release.map(1) == pytest.approx(value, rel=1e-9)
+    assert release.check(1, value * (1 + 1e-9))
+    assert not release.check(1, value * 0.99)
+
+
+def test_zcdp_scales_are_the_gaussian_formula_per_order_share():
+    shares = {1: 0.5, 2: 0.3, 3: 0.2}
+    release = T.make_ngram_count_release(graph_space(), ORDERS, max_ngrams_per_edge=4, rho=1.0, shares=shares)
+    g = dpg.Graph.from_edges([0, 1], [1, 2], num_nodes=3, labels=[["gas", "gas power"], ["power"]])
+    out = release(g)
+    assert isinstance(out, T.NGramRelease) and out.noise == "gaussian"
+    assert set(out.counts) == {k for keys in ORDERS.values() for k in keys}
+    # ℓ2 of one edge's counts with c = 4: √min(4, |keys of order n|); ρ_n = ℓ2²/(2σ²)
+    for n, share in shares.items():
+        l2 = math.sqrt(min(4, len(ORDERS[n])))
+        assert out.scales[n] == pytest.approx(l2 / math.sqrt(2 * share), rel=1e-6)
+        assert l2**2 / (2 * out.scales[n] ** 2) <= share * (1 + 1e-9)
+    assert out.budget == pytest.approx(shares)
+
+
+def test_pufferfish_orders_compose_under_one_rho():
+    g = dpg.Graph.from_edges([0, 1, 2], [1, 2, 3], num_nodes=4, labels=[["gas"], ["gas", "power"], ["gas power"]])
+    model = dpg.pufferfish.BinomialModel.from_public(g, g)
+    space = graph_space(dpg.pufferfish_distance(model))
+    release = T.make_ngram_count_release(space, ORDERS, max_ngrams_per_edge=1, rho=0.3)
+    assert release.map(1) == pytest.approx(0.3, rel=1e-9)
+    single = space >> dpg.then_label_counts(1, ORDERS[1], output_metric=dp.l2_distance(T=dp.f64))
+    sigma = release(g).scales[1]
+    assert (single >> dp.m.then_gaussian(scale=sigma)).map(1) == pytest.approx(0.1, rel=1e-6)
+
+
+def test_person_level_orders_compose_under_one_rho():
+    metric = dp.l2_distance(T=dp.f64)
+    counts = {n: T.make_person_ngram_counts(T.person_text_domain(3), dpg.polars.person_log_distance(), keys, 2, metric)
+              for n, keys in ORDERS.items()}
+    release = T.make_ngram_count_release(counts, ORDERS, rho=0.6)
+    assert release.map(1) == pytest.approx(0.6, rel=1e-9)
+    out = release(table([((0, 1), ["gas", "<s> gas", "gas power"])]))
+    assert set(out.counts) == {k for keys in ORDERS.values() for k in keys}
+    with pytest.raises(ValueError, match="ends in"):
+        T.make_ngram_count_release({n: t for n, t in counts.items()}, ORDERS, epsilon=1.0)
+
+
+def test_release_refuses_bad_arguments_when_built():
+    space = graph_space()
+    with pytest.raises(ValueError, match="exactly one budget"):
+        T.make_ngram_count_release(space, ORDERS, max_ngrams_per_edge=2)
+    with pytest.raises(ValueError, match="exactly one budget"):
+        T.make_ngram_count_release(space, ORDERS, max_ngrams_per_edge=2, rho=1.0, epsilon=1.0)
+    with pytest.raises(ValueError, match="order 1"):
+        T.make_ngram_count_release(space, {2: ["gas"]}, max_ngrams_per_edge=2, rho=1.0)
+    with pytest.raises(ValueError, match="sum to 1"):
+        T.make_ngram_count_release(space, ORDERS, max_ngrams_per_edge=2, rho=1.0, shares={1: 0.5, 2: 0.5, 3: 0.5})
+    with pytest.raises(ValueError, match="max_ngrams_per_edge is required"):
+        T.make_ngram_count_release(space, ORDERS, rho=1.0)
+    with pytest.raises(ValueError, match="rho must be a positive"):
+        T.make_ngram_count_release(space, ORDERS, max_ngrams_per_edge=2, rho=-1.0)
+    with pytest.raises(TypeError, match="keys must be"):
+        T.make_ngram_count_release(space, ["gas"], max_ngrams_per_edge=2, rho=1.0)
+
+
+def test_the_model_from_a_release_thresholds_by_its_noise():
+    from opendp_graph.text._release import NGramRelease
+
+    counts = {"gas": 50.0, "power": 3.0, "</s>": 50.0, "<s> gas": 50.0, "gas </s>": 45.0, "gas power": 3.0}
+    gaussian = T.NGramModel.from_release(NGramRelease(counts, {1: 1.0, 2: 1.0}, "gaussian"))
+    laplace = T.NGramModel.from_release(NGramRelease(counts, {1: 1.0, 2: 1.0}, "laplace"))
+    by_hand = T.NGramModel.from_counts(counts, order=2, threshold={1: 4.0, 2: 4.0})
+    assert gaussian.prob("gas", ["<s>"]) == by_hand.prob("gas", ["<s>"])
+    # power (3) is below both thresholds; 8b = 8 cuts more of gas than 4σ = 4
+    assert "power" not in gaussian.vocabulary and "power" not in laplace.vocabulary
+    with pytest.raises(TypeError, match="NGramRelease"):
+        T.NGramModel.from_release(counts)
