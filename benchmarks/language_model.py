@@ -1,32 +1,39 @@
-"""A bigram language model of the Enron subjects released under DP (issue 31's measure).
+"""Language models of the Enron subjects (or a synthetic log) released under DP: issue 31's
+thesis table, held-out perplexity per notion and ε.
 
 Usage (from the repository root)::
 
-    .venv/bin/python -m benchmarks.language_model [--runs 10] [--data ../shared/data/enron-perry-wolfe]
+    .venv/bin/python -m benchmarks.language_model [--runs 10] [--synthetic] [--only bigram|trigram]
 
 The subjects (scikit-learn's tokens, lower-cased, ``re:``/``fw:`` removed; one sentence per
-message) are cut by time into a **public snapshot** (before 2001-01-01), the **private period**
-(2001-01-01 until the time of the 80th percentile message) and the **held-out** last 20 %.
-Perplexity is on the held-out messages, with one vocabulary for every model: the snapshot's
-words seen at least twice, plus ``</s>`` and ``<unk>`` (other words are ``<unk>`` everywhere). The language model is :class:`opendp_graph.text.NGramModel`
-(interpolated Kneser–Ney) built from counts:
+message) are cut by time into a **public snapshot** (Enron: before 2001-01-01; synthetic: before
+2020-07-01), the **private period** (until the 80th percentile message's time) and the
+**held-out** last 20 %. One vocabulary for every model: the snapshot's words seen at least twice,
+plus ``</s>`` and ``<unk>``. The model is :class:`opendp_graph.text.NGramModel` (interpolated
+Kneser–Ney) from the released counts (soft-thresholded by :meth:`NGramModel.from_release`) plus
+the snapshot's per-message counts; the released keys are the snapshot's n-grams (and those with
+``<unk>``).
 
-* non-private references: per-message counts of the snapshot and the private period (what a
-  model trained on the 80 % would see), of the snapshot alone, and per-pair counts;
-* the DP models: the **per-pair** unigram and bigram counts of the private period (the label
-  counts of :func:`opendp_graph.text.pair_ngram_graph`, over the snapshot's n-grams) released
-  with OpenDP's Laplace at ε under each notion, then soft-thresholded at ``8·scale``, put on the
-  per-message scale by the snapshot's per-message/per-pair ratio, and added to the snapshot's
-  per-message counts before smoothing (all post-processing).
+Two tables, 10 releases per cell:
 
-Notions: Pufferfish with the public Binomial model (:meth:`BinomialModel.from_public`: the
-snapshot's p0, p1 and the private structure; pure ε at ``W∞``) and edge level with at most ``c``
-n-grams per pair (a pair holding more keeps ``c`` of them: the cap's bias). Group
-privacy over paper 001's Markov-quilt group (``2·D_max − 1`` edges: the over-cautious baseline),
-and edge level counted **per message**: each delivery's n-grams as rows of OpenDP's Polars Context
-with the pair as the privacy unit's identifier, ``truncate_per_group`` bounding a pair's rows.
-Person level is not measured: no release here bounds a person's n-gram counts when a message
-has several owners (README).
+* **bigram, pure ε (Laplace)**: unigrams and bigrams as one vector (``joint=True`` of
+  :func:`opendp_graph.text.make_ngram_count_release`; OpenDP's Polars Context for the per-message
+  edge level);
+* **trigram, ρ-zCDP (Gaussian)** at ``ρ = dpg.zcdp_budget(ε, 10⁻⁶)`` (so the edge- and
+  person-level releases are ``(ε, 10⁻⁶)``-DP by OpenDP's conversion; under Pufferfish it is the
+  package's Rényi Pufferfish at that ρ): orders 1–3 as one vector, and for the per-message edge
+  level three Polars queries composed by OpenDP's Context under the one ρ.
+
+Notions: Pufferfish under the public Binomial model (the snapshot's p0, p1 and the private
+structure: :meth:`BinomialModel.from_public`), the Global and the Conditional model (both fitted
+on the private graph: data-dependent, so each row is Pufferfish for that fitted model's attackers
+only, and W (and the Conditional model's vocabulary) disclosed; the Conditional release counts
+only the keys in its vocabulary); edge level per pair (``c`` n-grams per pair); group privacy over
+paper 001's Markov-quilt group (``2·D_max − 1`` edges: "over-cautious"); edge level per message
+(OpenDP's Polars Context, the pair as identifier, ``truncate_per_group(rows)``); person level per
+message (:func:`opendp_graph.text.make_person_ngram_counts`: ``D`` messages per person, ``L``
+n-grams per message; ``D`` is the busiest person's count rounded up to a power of two, **read off
+the private period**: a public bound would be no smaller, so the row is person level's best case).
 """
 
 from __future__ import annotations
@@ -38,145 +45,238 @@ from collections import Counter
 import numpy as np
 
 SPLIT = "2001-01-01"
+SYNTHETIC_SPLIT = "2020-07-01"
 EPSILONS = (1.0, 4.0, 10.0, 100.0)
+DELTA = 1e-6
 
 
-def prepare(data=None):
+def prepare(data=None, *, synthetic=False, orders=(1, 2, 3)):
+    """The time split, the vocabulary, the pair graphs (labels: n-grams up to ``max(orders)``),
+    the per-message tables of the private period and the snapshot's counts."""
     import polars as pl
 
     import opendp_graph as dpg
     from opendp_graph import text as T
 
-    frame = dpg.datasets.load_enron_messages(data)
-    employees = dpg.datasets.load_enron_employees(data)["id"].to_list()
+    if synthetic:
+        frame, _ = dpg.datasets.synthetic_topic_log()
+        employees = list(range(int(frame["sender"].max()) + 1))  # the generator's people: public
+        split = SYNTHETIC_SPLIT
+    else:
+        frame = dpg.datasets.load_enron_messages(data)
+        employees = dpg.datasets.load_enron_employees(data)["id"].to_list()
+        split = SPLIT
     messages = T.message_tokens(frame)
     messages = messages.filter(pl.col("tokens").list.len() > 0)
     held_start = messages["time"][int(0.8 * messages.height)]  # evaluation protocol, not a release parameter
-    public_m, private_m, held_m = T.split_by_time(messages, SPLIT, held_start)
-    ids = {name: set(part["message_id"].to_list()) for name, part in (("public", public_m), ("private", private_m))}
-    rows = {name: frame.filter(pl.col("message_id").is_in(list(keep))) for name, keep in ids.items()}
+    public_m, private_m, held_m = T.split_by_time(messages, split, held_start)
+    rows = {name: frame.filter(pl.col("message_id").is_in(part["message_id"].to_list()))
+            for name, part in (("public", public_m), ("private", private_m))}
     # the public vocabulary: the snapshot's words seen twice or more; others are <unk> in every
     # count (a public map), so the snapshot has <unk> counts too
     seen = Counter(w for tokens in public_m["tokens"].to_list() for w in tokens)
     words = sorted(w for w, c in seen.items() if c >= 2)
-    graphs = {name: T.pair_ngram_graph(rows[name], employees, orders=(1, 2), vocabulary=words)[0] for name in rows}
+    graphs = {name: T.pair_ngram_graph(rows[name], employees, orders=orders, vocabulary=words)[0] for name in rows}
     fold = T.fold_unknown(lambda tokens: tokens, words)
-    deliveries = T.delivery_ngrams(rows["private"].sort("time", "message_id"), vocabulary=words)
-    return dict(public=[fold(t) for t in public_m["tokens"].to_list()], private=[fold(t) for t in private_m["tokens"].to_list()],
-                held=held_m["tokens"].to_list(), graphs=graphs, words=words, deliveries=deliveries)
+    public_tokens = [fold(t) for t in public_m["tokens"].to_list()]
+    return dict(
+        name="synthetic log" if synthetic else "Enron subjects", split=split,
+        public=public_tokens, private=[fold(t) for t in private_m["tokens"].to_list()],
+        held=held_m["tokens"].to_list(), graphs=graphs, words=words,
+        deliveries=T.delivery_ngrams(rows["private"].sort("time", "message_id"), orders=orders, vocabulary=words),
+        people=T.person_ngram_table(rows["private"].sort("time", "message_id"), orders=orders, vocabulary=words),
+        snapshot=T.ngram_counts(public_tokens, orders=orders),
+    )
+
+
+def keys_by_order(d, top):
+    """The released keys (public): the snapshot's n-grams up to ``top`` and those with ``<unk>``."""
+    from opendp_graph import text as T
+
+    keys = {n: set() for n in range(1, top + 1)}
+    for g in d["graphs"]["public"].vocabulary:
+        n = g.count(" ") + 1
+        if n <= top:
+            keys[n].add(g)
+    keys[1].add(T.UNK)
+    if top >= 2:
+        keys[2] |= {f"{T.BOS} {T.UNK}", f"{T.UNK} {T.EOS}", f"{T.UNK} {T.UNK}"}
+        keys[2] |= {f"{w} {T.UNK}" for w in d["words"]} | {f"{T.UNK} {w}" for w in d["words"]}
+    return {n: sorted(k) for n, k in keys.items()}
 
 
 def main(argv=None) -> None:
     import opendp.prelude as dp
+    import polars as pl
 
     import opendp_graph as dpg
     from opendp_graph import text as T
-    from opendp_graph.pufferfish import BinomialModel
+    from opendp_graph.pufferfish import BinomialModel, ConditionalModel, GlobalModel
     from opendp_graph.transformations.labels import label_counts
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--data", default=None)
-    parser.add_argument("--c", type=int, default=64, help="edge level: the most n-grams per pair")
+    parser.add_argument("--synthetic", action="store_true", help="dpg.datasets.synthetic_topic_log() instead of Enron")
+    parser.add_argument("--only", choices=("bigram", "trigram"), default=None)
+    parser.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS))
+    parser.add_argument("--c", type=int, default=64, help="edge level per pair: the most n-grams per pair")
     parser.add_argument("--rows", type=int, default=64, help="edge level per message: the most n-gram rows per pair")
     args = parser.parse_args(argv)
     dp.enable_features("contrib", "honest-but-curious")
     start = time.perf_counter()
-    d = prepare(args.data)
+    d = prepare(args.data, synthetic=args.synthetic)
+    print(f"(prepared in {time.perf_counter() - start:.0f} s)")
     public_graph, private_graph = d["graphs"]["public"], d["graphs"]["private"]
-    words = d["words"]
-    # the released counts' keys (public): the snapshot's n-grams and every n-gram with <unk>
-    unk = [T.UNK, f"{T.BOS} {T.UNK}", f"{T.UNK} {T.EOS}", f"{T.UNK} {T.UNK}"]
-    unk += [f"{w} {T.UNK}" for w in words] + [f"{T.UNK} {w}" for w in words]
-    vocabulary = sorted(set(public_graph.vocabulary) | set(unk))
-    held = d["held"]
-    print(f"Enron subjects: public snapshot {len(d['public']):,} messages (before {SPLIT}), private "
-          f"{len(d['private']):,}, held out {len(held):,}; {len(words):,} snapshot words; "
-          f"{len(vocabulary):,} snapshot n-grams (unigrams and bigrams) as the released counts' keys; "
-          f"private pairs {private_graph.num_edges:,}")
+    words, held, snapshot = d["words"], d["held"], d["snapshot"]
+    print(f"{d['name']}: public snapshot {len(d['public']):,} messages (before {d['split']}), private "
+          f"{len(d['private']):,}, held out {len(held):,}; {len(words):,} snapshot words; private pairs "
+          f"{private_graph.num_edges:,}")
 
-    def perplexity(counts, **kw):
-        return T.NGramModel.from_counts(counts, order=kw.pop("order", 2), vocabulary=words, **kw).perplexity(held)
+    def perplexity(counts, order, **kw):
+        return T.NGramModel.from_counts(counts, order=order, vocabulary=words, **kw).perplexity(held)
 
-    per_message_all = T.ngram_counts(d["public"] + d["private"])
-    per_message_public = T.ngram_counts(d["public"])
-    public_pairs = dict(zip(vocabulary, (float(c) for c in label_counts(public_graph, None, vocabulary))))
-    private_pairs = dict(zip(vocabulary, (float(c) for c in label_counts(private_graph, None, vocabulary))))
+    def restrict(counts, order):
+        return {g: c for g, c in counts.items() if g.count(" ") < order}
+
+    every_message = T.ngram_counts(d["public"] + d["private"], orders=(1, 2, 3))
+    refs = {}
+    for order, label in ((2, "bigram"), (3, "trigram")):
+        refs[f"non-private {label}, per message, snapshot + private (the reference)"] = perplexity(restrict(every_message, order), order)
+    refs["non-private unigram, per message, snapshot + private (the floor)"] = perplexity(restrict(every_message, 1), 1)
+    for order, label in ((2, "bigram"), (3, "trigram")):
+        refs[f"public snapshot alone, {label}"] = perplexity(restrict(snapshot, order), order)
+    all_keys = keys_by_order(d, 3)
+    flat = [k for n in sorted(all_keys) for k in all_keys[n]]
+    public_pairs = dict(zip(flat, (float(c) for c in label_counts(public_graph, None, flat))))
+    private_pairs = dict(zip(flat, (float(c) for c in label_counts(private_graph, None, flat))))
     # per-pair counts on the per-message scale: the snapshot's ratio per order (public figures)
     weight = {
-        n: sum(c for g, c in per_message_public.items() if g.count(" ") == n - 1)
-        / sum(c for g, c in public_pairs.items() if g.count(" ") == n - 1)
-        for n in (1, 2)
+        n: sum(c for g, c in snapshot.items() if g.count(" ") == n - 1)
+        / max(1.0, sum(c for g, c in public_pairs.items() if g.count(" ") == n - 1))
+        for n in (1, 2, 3)
     }
-    refs = {
-        "non-private bigram, per message, snapshot + private (the reference)": perplexity(per_message_all),
-        "non-private unigram, per message, snapshot + private": perplexity(per_message_all, order=1),
-        "public snapshot alone, bigram, per message": perplexity(per_message_public),
-        "public snapshot alone, unigram, per message": perplexity(per_message_public, order=1),
-        "snapshot per message + the private period's exact per-pair counts (no noise)": perplexity(
-            private_pairs, public_counts=per_message_public, weight=weight),
-    }
+    for order, label in ((2, "bigram"), (3, "trigram")):
+        refs[f"snapshot + the private period's exact per-pair counts (no noise), {label}"] = perplexity(
+            restrict(private_pairs, order), order, public_counts=restrict(snapshot, order), weight=weight)
+    deliveries = d["deliveries"]
+    kept = deliveries.with_columns(pl.int_range(pl.len()).over("pair").alias("i")).filter(pl.col("i") < args.rows)
+    for order, label in ((2, "bigram"), (3, "trigram")):
+        exact = restrict(dict(Counter(deliveries["ngram"].to_list())), order)
+        truncated = restrict(dict(Counter(kept["ngram"].to_list())), order)
+        refs[f"snapshot + per-message counts, no noise, {label}: every delivery"] = perplexity(exact, order, public_counts=restrict(snapshot, order))
+        refs[f"snapshot + per-message counts, no noise, {label}: the first {args.rows} rows per pair, released keys only"] = perplexity(
+            {g: c for g, c in truncated.items() if g in public_pairs}, order, public_counts=restrict(snapshot, order))
     for name, value in refs.items():
         print(f"  {name}: perplexity {value:.0f}")
-    print(f"  (per-pair counts are put on the per-message scale by the snapshot's ratios: "
-          f"{weight[1]:.2f} for unigrams, {weight[2]:.2f} for bigrams)")
-    reference = refs["non-private bigram, per message, snapshot + private (the reference)"]
+    print("  (per-pair counts are put on the per-message scale by the snapshot's ratios: "
+          + ", ".join(f"{weight[n]:.2f} for order {n}" for n in (1, 2, 3)) + ")")
 
     binomial = BinomialModel.from_public(public_graph, private_graph)
+    global_model = GlobalModel.fit(private_graph, source="private")
+    conditional = ConditionalModel.fit(private_graph, source="private")
     quilt = 2 * int(private_graph.max_degree) - 1  # paper 001's Markov-quilt group: every edge at both ends
-    notions = {
-        f"Pufferfish, public Binomial (W∞ = {binomial.W:g}), per pair": (dpg.graph_domain(labeled=True), dpg.pufferfish_distance(binomial), 1),  # no cap under Pufferfish
-        f"edge level, per pair, c = {args.c}": (dpg.graph_domain(labeled=True), dpg.edge_distance(), args.c),
-        f"group privacy (k = 2·D_max − 1 = {quilt} edges), per pair, c = {args.c}": (dpg.graph_domain(labeled=True), dpg.group_distance(quilt), args.c),
-    }
-    print(f"\nDP bigram models (+ the snapshot's counts), {args.runs} releases per cell; perplexity median "
-          f"(min–max); the issue's bound, 1.5× the reference = {1.5 * reference:.0f}")
-    rows = {}
-    for name, (domain, metric, cap) in notions.items():
-        counts = (domain, metric) >> dpg.then_label_counts(cap, vocabulary)
+    owners = d["people"]["owners"].explode()
+    busiest = int(owners.value_counts()["count"].max())
+    bound = 1 << (busiest - 1).bit_length()
+    domain = dpg.graph_domain(labeled=True)
+    print(f"\nPufferfish models: public Binomial W∞ = {binomial.W:g}; Global (fitted on the private graph) W∞ = "
+          f"{global_model.W:g}; Conditional (fitted on the private graph, {len(conditional.vocabulary):,} properties) "
+          f"W∞ = {conditional.W:g}. Person level: the busiest person owns {busiest:,} private-period messages, D = {bound:,}")
+
+    tables = [("bigram", 2, "laplace"), ("trigram", 3, "gaussian")]
+    if args.only:
+        tables = [t for t in tables if t[0] == args.only]
+    for label, order, noise in tables:
+        keys = {n: all_keys[n] for n in range(1, order + 1)}
+        every = [k for n in sorted(keys) for k in keys[n]]
+        public_counts = restrict(snapshot, order)
+        reference = refs[f"non-private {label}, per message, snapshot + private (the reference)"]
+        cap_per_message = 5 * order + 1  # n-grams of a message of 5 tokens (with <s>/</s>), across orders
+        graph_notions = {
+            f"Pufferfish, public Binomial (W∞ = {binomial.W:g})": (dpg.pufferfish_distance(binomial), 1, keys),
+            f"Pufferfish, Global, fitted on the private graph (W∞ = {global_model.W:g})": (dpg.pufferfish_distance(global_model), 1, keys),
+            f"Pufferfish, Conditional, fitted on the private graph (W∞ = {conditional.W:g})": (
+                dpg.pufferfish_distance(conditional), 1,
+                {n: [k for k in ks if k in set(conditional.vocabulary)] for n, ks in keys.items()}),
+            f"edge level, per pair, c = {args.c}": (dpg.edge_distance(), args.c, keys),
+            f"group privacy (k = 2·D_max − 1 = {quilt} edges), per pair, c = {args.c}": (dpg.group_distance(quilt), args.c, keys),
+        }
+
+        def budget(eps):
+            return {"epsilon": eps} if noise == "laplace" else {"rho": dpg.zcdp_budget(eps, DELTA)}
+
+        measure = "pure ε (Laplace)" if noise == "laplace" else f"ρ = zcdp_budget(ε, {DELTA:g}), Gaussian"
+        print(f"\nDP {label} models, {measure}, + the snapshot's counts; {args.runs} releases per cell; perplexity median "
+              f"(min–max); 1.5× the reference = {1.5 * reference:.0f}")
+        rows = {}
+        for name, (metric, cap, these) in graph_notions.items():
+            tick = time.perf_counter()
+            cells = []
+            for eps in args.epsilons:
+                release = T.make_ngram_count_release((domain, metric), these, max_ngrams_per_edge=cap, joint=True, **budget(eps))
+                values, scale = [], None
+                for _ in range(args.runs):
+                    out = release(private_graph)
+                    scale = out.scales[1]
+                    values.append(T.NGramModel.from_release(out, public_counts=public_counts, weight=weight,
+                                                            vocabulary=words).perplexity(held))
+                cells.append((eps, scale, values))
+            rows[name] = cells
+            print(f"    ({name}: {time.perf_counter() - tick:.0f} s)", flush=True)
+        tick = time.perf_counter()
+        # person level, per message
+        table = d["people"]
+        person_metric = None if noise == "laplace" else dp.l2_distance(T=dp.f64)
+        counts = T.make_person_ngram_counts(T.person_text_domain(bound), dpg.polars.person_log_distance(), every,
+                                            cap_per_message, person_metric)
         cells = []
-        for eps in EPSILONS:
-            scale = dp.binary_search_param(lambda s, c=counts: c >> dp.m.then_laplace(scale=s), d_in=1, d_out=eps)
-            release = counts >> dp.m.then_laplace(scale=scale)
+        for eps in args.epsilons:
+            release = T.make_ngram_count_release(counts, keys, joint=True, **budget(eps))
+            values, scale = [], None
+            for _ in range(args.runs):
+                out = release(table)
+                scale = out.scales[1]
+                values.append(T.NGramModel.from_release(out, public_counts=public_counts, vocabulary=words).perplexity(held))
+            cells.append((eps, scale, values))
+        rows[f"person level, per message (D = {bound:,} messages, L = {cap_per_message} n-grams per message)"] = cells
+        print(f"    (person level: {time.perf_counter() - tick:.0f} s)", flush=True)
+        tick = time.perf_counter()
+        # edge level, counted per message on each pair: OpenDP's Polars Context, the pair as the
+        # identifier, truncate_per_group bounding each pair's rows; one query per order under the
+        # one budget (the Context splits it evenly: OpenDP's composition)
+        frame_keys = {n: pl.DataFrame({"ngram": keys[n]}) for n in keys}
+        by_order = deliveries.with_columns((pl.col("ngram").str.count_matches(" ") + 1).alias("order"))
+        data = by_order.lazy().select("pair", "ngram", "order")
+        cells = []
+        for eps in args.epsilons:
+            loss = dp.loss_of(epsilon=eps) if noise == "laplace" else dp.loss_of(rho=dpg.zcdp_budget(eps, DELTA))
+            context = dp.Context.compositor(
+                data=data, privacy_unit=dp.unit_of(contributions=1, identifier="pair"), privacy_loss=loss, split_evenly_over=order,
+            )
+            # each order's query resolved once (6 s each: the keys), then run --runs times: every
+            # run is one release of the three under the one budget
+            measurements, scale = [], None
+            for n in range(1, order + 1):
+                query = (context.query().filter(pl.col("order") == n).truncate_per_group(args.rows, keep="first")
+                         .group_by("ngram").agg(dp.len()).with_keys(frame_keys[n]))
+                scale = float(query.summarize()["scale"][0])
+                measurements.append(query.resolve())
             values = []
             for _ in range(args.runs):
-                noisy = dict(zip(vocabulary, (float(v) for v in release(private_graph))))
-                values.append(perplexity(noisy, noise_scale=scale, public_counts=per_message_public, weight=weight))
+                noisy = {}
+                for measurement in measurements:
+                    result = measurement(data).collect()
+                    noisy.update(zip(result["ngram"].to_list(), (float(v) for v in result["len"].to_list())))
+                release = T.NGramRelease(noisy, dict.fromkeys(range(1, order + 1), scale), noise, False)
+                values.append(T.NGramModel.from_release(release, public_counts=public_counts, vocabulary=words).perplexity(held))
             cells.append((eps, scale, values))
-        rows[name] = cells
-    # edge level, counted per message on each pair: OpenDP's Polars Context, the pair as the
-    # identifier, truncate_per_group bounding each pair's rows (its bias: a busy pair's later rows)
-    import polars as pl
-
-    keys = pl.DataFrame({"ngram": vocabulary})
-    cells = []
-    for eps in EPSILONS:
-        values, scale = [], None
-        for _ in range(args.runs):
-            context = dp.Context.compositor(
-                data=d["deliveries"].lazy().select("pair", "ngram"),
-                privacy_unit=dp.unit_of(contributions=1, identifier="pair"),
-                privacy_loss=dp.loss_of(epsilon=eps),
-                split_evenly_over=1,
-            )
-            query = (context.query().truncate_per_group(args.rows, keep="first")
-                     .group_by("ngram").agg(dp.len()).with_keys(keys))
-            scale = float(query.summarize()["scale"][0])
-            out = query.release().collect()
-            noisy = dict(zip(out["ngram"].to_list(), (float(v) for v in out["len"].to_list())))
-            values.append(perplexity(noisy, noise_scale=scale, public_counts=per_message_public))
-        cells.append((eps, scale, values))
-    rows[f"edge level, per message (OpenDP Polars, pair identifier, {args.rows} rows per pair)"] = cells
-    for name, cells in rows.items():
-        print(f"  {name}: " + "; ".join(
-            f"ε = {eps:g} (scale {scale:.3g}): {np.median(v):.0f} ({min(v):.0f}–{max(v):.0f})" for eps, scale, v in cells))
-    kept = d["deliveries"].with_columns(pl.int_range(pl.len()).over("pair").alias("i")).filter(pl.col("i") < args.rows)
-    truncated = Counter(kept["ngram"].to_list())
-    exact = Counter(d["deliveries"]["ngram"].to_list())
-    print(f"  (per message, no noise: all deliveries {perplexity(dict(exact), public_counts=per_message_public):.0f}, "
-          f"the first {args.rows} rows per pair {perplexity(dict(truncated), public_counts=per_message_public):.0f}, "
-          f"which keep {kept.height / d['deliveries'].height:.0%} of the rows; the released keys miss the private "
-          f"period's n-grams the snapshot never saw)")
+        rows[f"edge level, per message (OpenDP Polars, pair identifier, {args.rows} rows per pair and order, "
+             f"{order} queries composed)"] = cells
+        print(f"    (per message: {time.perf_counter() - tick:.0f} s)", flush=True)
+        for name, cells in rows.items():
+            print(f"  {name}: " + "; ".join(
+                f"ε = {eps:g} (scale {scale:.3g}): {np.median(v):.0f} ({min(v):.0f}–{max(v):.0f})" for eps, scale, v in cells))
     print(f"({time.perf_counter() - start:.0f} s)")
 
 

@@ -8,8 +8,13 @@ The same time cut as :mod:`benchmarks.language_model`: a public snapshot (before
 the private period, the held-out last 20 %. The vocabulary is public: the snapshot's ``--words``
 most frequent words, scikit-learn's English stop words removed. Word pairs co-occurring in a
 subject, per pair of people (:func:`opendp_graph.text.pair_cooccurrence_graph`), are counted over
-the private period and released with OpenDP's Laplace under Pufferfish (public Binomial model,
-pure ε at W∞) and edge level (``c`` word pairs per pair of people). Topics are scikit-learn's NMF
+the private period and released with OpenDP's Laplace (pure ε) under Pufferfish (the public
+Binomial model; the Global and Conditional models fitted on the private graph, data-dependent: each
+row is Pufferfish for that fitted model's attackers only), edge level (``c`` word pairs per pair of
+people), group privacy (paper 001's Markov-quilt group) and person level (per message, at most
+``D`` messages per person and 10 word pairs per message:
+:func:`opendp_graph.text.make_person_ngram_counts`; ``D`` read off the private period, so the row
+is person level's best case). Topics are scikit-learn's NMF
 of the released matrix plus the snapshot's (:func:`opendp_graph.text.topics_from_cooccurrence`).
 
 With ``--synthetic``, the log is :func:`opendp_graph.datasets.synthetic_topic_log` (8 planted
@@ -39,7 +44,7 @@ def main(argv=None) -> None:
     import opendp_graph as dpg
     from benchmarks.language_model import SPLIT
     from opendp_graph import text as T
-    from opendp_graph.pufferfish import BinomialModel
+    from opendp_graph.pufferfish import BinomialModel, ConditionalModel, GlobalModel
     from opendp_graph.transformations.labels import label_counts
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -48,6 +53,7 @@ def main(argv=None) -> None:
     parser.add_argument("--words", type=int, default=300)
     parser.add_argument("--c", type=int, default=64)
     parser.add_argument("--data", default=None)
+    parser.add_argument("--epsilons", type=float, nargs="+", default=list(EPSILONS))
     parser.add_argument("--synthetic", action="store_true",
                         help="the synthetic log with planted topics (dpg.datasets.synthetic_topic_log) instead of Enron")
     args = parser.parse_args(argv)
@@ -103,20 +109,42 @@ def main(argv=None) -> None:
               f"{planted_found(truth)} of {len(planted)}, the snapshot alone {planted_found(snapshot)}")
 
     binomial = BinomialModel.from_public(graphs["public"], graphs["private"])
+    global_model = GlobalModel.fit(graphs["private"], source="private")
+    conditional = ConditionalModel.fit(graphs["private"], source="private")
+    fitted = set(conditional.vocabulary)
+    quilt = 2 * int(graphs["private"].max_degree) - 1  # paper 001's Markov-quilt group
+    space = dpg.graph_domain(labeled=True)
     notions = {
-        f"Pufferfish, public Binomial (W∞ = {binomial.W:g})": (dpg.pufferfish_distance(binomial), 1),
-        f"edge level, c = {args.c}": (dpg.edge_distance(), args.c),
+        f"Pufferfish, public Binomial (W∞ = {binomial.W:g})": (space, dpg.pufferfish_distance(binomial), 1, keys),
+        f"Pufferfish, Global, fitted on the private graph (W∞ = {global_model.W:g})": (
+            space, dpg.pufferfish_distance(global_model), 1, keys),
+        f"Pufferfish, Conditional, fitted on the private graph (W∞ = {conditional.W:g}; {len(fitted & set(keys)):,} of the keys)": (
+            space, dpg.pufferfish_distance(conditional), 1, [k for k in keys if k in fitted]),
+        f"edge level, c = {args.c}": (space, dpg.edge_distance(), args.c, keys),
+        f"group privacy (k = 2·D_max − 1 = {quilt} edges), c = {args.c}": (space, dpg.group_distance(quilt), args.c, keys),
     }
+    # person level, per message: D messages per person (the busiest person's count rounded up to a
+    # power of two, read off the private period: person level's best case), L word pairs per message
+    people = T.person_cooccurrence_table(rows["private"], vocabulary, analyzer=analyze)
+    busiest = int(people["owners"].explode().value_counts()["count"].max())
+    bound = 1 << (busiest - 1).bit_length()
+    per_message = 10
+    person_counts = T.make_person_ngram_counts(T.person_text_domain(bound), dpg.polars.person_log_distance(), keys, per_message)
     print(f"\nDP topics, {args.runs} releases per cell: topics recovered (top-10 overlap ≥ 5, median, min–max) and NPMI")
-    for name, (metric, cap) in notions.items():
-        counts = (dpg.graph_domain(labeled=True), metric) >> dpg.then_label_counts(cap, keys)
+    inputs = {}
+    for name, (domain, metric, cap, these) in notions.items():
+        notions[name] = (domain, metric) >> dpg.then_label_counts(cap, these), these
+        inputs[name] = graphs["private"]
+    name = f"person level, per message (D = {bound:,} messages, L = {per_message} word pairs per message)"
+    notions[name], inputs[name] = (person_counts, keys), people
+    for name, (counts, these) in notions.items():
         cells = []
-        for eps in EPSILONS:
+        for eps in args.epsilons:
             scale = dp.binary_search_param(lambda s, c=counts: c >> dp.m.then_laplace(scale=s), d_in=1, d_out=eps)
             release = counts >> dp.m.then_laplace(scale=scale)
             found, coherence, hits = [], [], []
             for _ in range(args.runs):
-                noisy = dict(zip(keys, (float(v) for v in release(graphs["private"]))))
+                noisy = dict(zip(these, (float(v) for v in release(inputs[name]))))
                 model = topics(noisy, noise_scale=scale)
                 found.append(sum(o >= 5 for o in model.matched_overlaps(truth)))
                 coherence.append(T.npmi_coherence(model.top(10), held))

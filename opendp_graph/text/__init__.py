@@ -20,7 +20,14 @@ the package's queries and OpenDP's noise.
 
 from ._lm import NGramModel, read_arpa
 from ._release import NGramRelease, make_ngram_count_release, make_person_ngram_counts, person_ngram_table, person_text_domain
-from ._topics import Topics, cooccurrence_key, npmi_coherence, pair_cooccurrence_graph, topics_from_cooccurrence
+from ._topics import (
+    Topics,
+    cooccurrence_key,
+    npmi_coherence,
+    pair_cooccurrence_graph,
+    person_cooccurrence_table,
+    topics_from_cooccurrence,
+)
 from ._tokens import (
     BOS,
     EOS,
@@ -49,6 +56,7 @@ __all__ = [
     "cooccurrence_key",
     "npmi_coherence",
     "pair_cooccurrence_graph",
+    "person_cooccurrence_table",
     "topics_from_cooccurrence",
     "delivery_ngrams",
     "fold_unknown",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from numbers import Integral
 from typing import Any
 
@@ -87,7 +87,7 @@ class NGramRelease:
     counts: dict[str, float]
     scales: dict[int, float]
     noise: str
-    budget: dict[int, float] = field(default_factory=dict)  # each order's share, in the release's measure
+    joint: bool = False  # one vector for every order (one noise scale), or one release per order
 
     def __repr__(self) -> str:
         scales = ", ".join(f"{n}: {s:.4g}" for n, s in self.scales.items())
@@ -103,16 +103,21 @@ def make_ngram_count_release(
     epsilon: float | None = None,
     d_in: Any = 1,
     shares: Mapping[int, float] | None = None,
+    joint: bool = False,
 ) -> dp.Measurement:
-    """The noisy counts of every n-gram order's public ``keys``, composed under one budget.
+    """The noisy counts of every n-gram order's public ``keys``, under one budget.
 
     **Guarantee.** With ``rho``: ρ-zCDP at ``d_in``; each order ``n`` is OpenDP's Gaussian on an
     ℓ2 count vector, calibrated to ``shares[n]·ρ``, and ``dp.c.make_composition`` adds the ρ
     (zCDP composes additively, Bun & Steinke 2016, Lemma 2.3; OpenDP's compositor applies it), so
     the whole is ``Σ shares[n]·ρ = ρ``. With ``epsilon``: pure ε-DP the same way, with Laplace on
     ℓ1 vectors. Under a Pufferfish metric the two compose as the package's Pufferfish releases do
-    (sums of ε, or of ρ for Rényi Pufferfish: :mod:`opendp_graph.pufferfish.metric`). The output
-    is pure post-processing of the composed vectors: an :class:`NGramRelease`.
+    (sums of ε, or of ρ for Rényi Pufferfish: :mod:`opendp_graph.pufferfish.metric`). With
+    ``joint=True`` the orders are one vector (every key, order by order) and one noise draw at
+    the whole budget: no composition, and the right choice where a unit moves the vector the
+    same whatever its length (a Pufferfish secret moves one count by ``W``: split over three
+    orders it would pay ``W`` three times). The output is pure post-processing of the noisy
+    vectors: an :class:`NGramRelease`.
 
     :param space: ``(input_domain, input_metric)`` of a labelled pair graph (as
         :func:`~opendp_graph.text.pair_ngram_graph` builds: each pair's n-gram set on its edge),
@@ -124,7 +129,9 @@ def make_ngram_count_release(
         one per order), for a graph ``space``.
     :param rho: the zCDP budget (Gaussian noise); or ``epsilon``: pure DP (Laplace noise).
     :param d_in: the input distance the budget is for (1: one edge, person, …).
-    :param shares: each order's fraction of the budget (default: equal).
+    :param shares: each order's fraction of the budget (default: equal; not with ``joint``).
+    :param joint: one vector and one noise scale for every order (``space``: a graph space, or a
+        single transformation counting every key of ``keys`` in order).
 
     >>> import opendp.prelude as dp, opendp_graph as dpg
     >>> from opendp_graph.text import make_ngram_count_release
@@ -142,54 +149,99 @@ def make_ngram_count_release(
         raise ValueError("give exactly one budget: rho (zCDP, Gaussian noise) or epsilon (pure DP, Laplace noise)")
     noise = "gaussian" if rho is not None else "laplace"
     budget = _positive("rho" if rho is not None else "epsilon", rho if rho is not None else epsilon)
+    if not isinstance(joint, bool):
+        raise TypeError(f"joint must be a bool, got {joint!r}")
+    if joint and shares is not None:
+        raise ValueError("shares split the budget between orders; a joint release spends it all on one vector")
+    then_noise = dp.m.then_gaussian if noise == "gaussian" else dp.m.then_laplace
+
+    def calibrated(counts: dp.Transformation, target: float, what: str) -> tuple[dp.Measurement, float]:
+        try:
+            scale = dp.binary_search_param(lambda s: counts >> then_noise(scale=s), d_in=d_in, d_out=target)
+        except Exception as error:  # OpenDP's search reports no reason a user can act on
+            raise ValueError(f"no noise scale reaches {target:g} at d_in={d_in!r} for {what}: {error}") from None
+        return counts >> then_noise(scale=scale), float(scale)
+
+    if joint:
+        every = [k for n in orders for k in by_order[n]]
+        counts = _joint_transformation(space, every, max_ngrams_per_edge, noise)
+        measurement, scale = calibrated(counts, budget, "the counts")
+        scales = dict.fromkeys(orders, scale)
+
+        def collect_joint(vector: list) -> NGramRelease:
+            return NGramRelease(dict(zip(every, (float(v) for v in vector))), dict(scales), noise, True)
+
+        return measurement >> dp.new_function(collect_joint, TO="ExtrinsicObject")
     share = _shares(shares, orders)
-    counts = _count_transformations(space, by_order, max_ngrams_per_edge, noise)
+    per_order = _count_transformations(space, by_order, max_ngrams_per_edge, noise)
     measurements, scales = [], {}
     for n in orders:
-        then_noise = dp.m.then_gaussian if noise == "gaussian" else dp.m.then_laplace
-        target = share[n] * budget
-        try:
-            scale = dp.binary_search_param(lambda s, c=counts[n]: c >> then_noise(scale=s), d_in=d_in, d_out=target)
-        except Exception as error:  # OpenDP's search reports no reason a user can act on
-            raise ValueError(f"no noise scale reaches {target:g} at d_in={d_in!r} for the order-{n} counts: {error}") from None
-        scales[n] = float(scale)
-        measurements.append(counts[n] >> then_noise(scale=scale))
+        measurement, scales[n] = calibrated(per_order[n], share[n] * budget, f"the order-{n} counts")
+        measurements.append(measurement)
     composed = dp.c.make_composition(measurements)
-    budget_per_order = {n: share[n] * budget for n in orders}
 
     def collect(vectors: list) -> NGramRelease:
         released = {}
         for n, vector in zip(orders, vectors):
             released.update(zip(by_order[n], (float(v) for v in vector)))
-        return NGramRelease(released, dict(scales), noise, budget_per_order)
+        return NGramRelease(released, dict(scales), noise, False)
 
     return composed >> dp.new_function(collect, TO="ExtrinsicObject")
 
 
-def _count_transformations(space: Any, by_order: dict[int, list[str]], cap: Any, noise: str) -> dict[int, dp.Transformation]:
+def _expected_metric(noise: str) -> dp.Metric:
+    return dp.l2_distance(T=dp.f64) if noise == "gaussian" else dp.l1_distance(T=dp.i64)
+
+
+def _check_ends_in(name: str, t: Any, noise: str) -> None:
+    if not isinstance(t, dp.Transformation):
+        raise TypeError(f"{name} must be an OpenDP Transformation, got {type(t).__name__}")
+    if t.output_metric != _expected_metric(noise):
+        raise ValueError(f"{name} ends in {t.output_metric!r}; {NOISES[noise]} needs {_expected_metric(noise)!r}")
+
+
+def _joint_transformation(space: Any, every: list[str], cap: Any, noise: str) -> dp.Transformation:
+    if isinstance(space, dp.Transformation):
+        if cap is not None:
+            raise ValueError("max_ngrams_per_edge is for a graph space; a transformation carries its own bound")
+        _check_ends_in("space", space, noise)
+        size = getattr(space.output_domain, "size", None)
+        if size is not None and size != len(every):
+            raise ValueError(f"space counts {size} keys; keys list {len(every)}")
+        return space
+    if isinstance(space, Mapping):
+        raise TypeError("a joint release takes one transformation counting every key (or a graph space), not one per order")
+    if isinstance(cap, Mapping):
+        raise TypeError("a joint release has one cap for every order: max_ngrams_per_edge must be one number")
+    return _graph_counts(space, every, cap, noise)
+
+
+def _graph_counts(space: Any, keys: list[str], cap: Any, noise: str) -> dp.Transformation:
+    if not (isinstance(space, tuple) and len(space) == 2):
+        raise TypeError("space must be (input_domain, input_metric) of a labelled graph, or count transformations")
+    if cap is None:
+        raise ValueError("max_ngrams_per_edge is required for a graph space (the cap c of then_label_counts)")
+    from ..transformations.labels import then_label_counts
+
     wanted = dp.l2_distance(T=dp.f64) if noise == "gaussian" else None
+    return space >> then_label_counts(cap, keys, output_metric=wanted)
+
+
+def _count_transformations(space: Any, by_order: dict[int, list[str]], cap: Any, noise: str) -> dict[int, dp.Transformation]:
     if isinstance(space, Mapping):
         if set(space) != set(by_order):
             raise ValueError(f"space gives count transformations for orders {sorted(space)}, keys for {sorted(by_order)}")
-        expected = dp.l2_distance(T=dp.f64) if noise == "gaussian" else dp.l1_distance(T=dp.i64)
         for n, t in space.items():
-            if not isinstance(t, dp.Transformation):
-                raise TypeError(f"space[{n}] must be an OpenDP Transformation, got {type(t).__name__}")
-            if t.output_metric != expected:
-                raise ValueError(f"space[{n}] ends in {t.output_metric!r}; {NOISES[noise]} needs {expected!r}")
+            _check_ends_in(f"space[{n}]", t, noise)
         if cap is not None:
             raise ValueError("max_ngrams_per_edge is for a graph space; a transformation carries its own bound")
         return dict(space)
-    if not (isinstance(space, tuple) and len(space) == 2):
-        raise TypeError("space must be (input_domain, input_metric) of a labelled graph, or {order: count transformation}")
-    from ..transformations.labels import then_label_counts
-
-    if cap is None:
-        raise ValueError("max_ngrams_per_edge is required for a graph space (the cap c of then_label_counts)")
+    if isinstance(space, dp.Transformation):
+        raise TypeError("one transformation counts every key at once: pass joint=True, or one transformation per order")
     caps = dict(cap) if isinstance(cap, Mapping) else {n: cap for n in by_order}
     if set(caps) != set(by_order):
         raise ValueError(f"max_ngrams_per_edge gives caps for orders {sorted(caps)}, keys for {sorted(by_order)}")
-    return {n: space >> then_label_counts(caps[n], by_order[n], output_metric=wanted) for n in by_order}
+    return {n: _graph_counts(space, by_order[n], caps[n], noise) for n in by_order}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -279,9 +331,21 @@ def person_ngram_table(
     >>> person_ngram_table(log, orders=(1,)).rows()
     [(1, [2, 1, 3], ['gas', '</s>']), (2, [5], ['power', '</s>'])]
     """
-    import polars as pl
-
     from ._tokens import _orders, fold_unknown, make_analyzer, ngrams
+
+    wanted = _orders(orders)
+    analyze = analyzer or make_analyzer()
+    if vocabulary is not None:
+        analyze = fold_unknown(analyze, vocabulary)
+    return person_label_table(frame, lambda value: list(dict.fromkeys(ngrams(analyze(value), wanted))),
+                              text=text, src=src, dst=dst, message_id=message_id)
+
+
+def person_label_table(frame: Any, labeler: Any, *, text: str, src: str, dst: str, message_id: str):
+    """One row per message: ``owners`` (sender first, then the recipients, distinct) and
+    ``ngrams``, the ``labeler`` of its text (computed once per distinct text). The one builder
+    behind :func:`person_ngram_table` and :func:`~opendp_graph.text.person_cooccurrence_table`."""
+    import polars as pl
 
     if isinstance(frame, pl.LazyFrame):
         frame = frame.collect()
@@ -290,19 +354,12 @@ def person_ngram_table(
     for name in (text, src, dst, message_id):
         if name not in frame.columns:
             raise ValueError(f"the frame has no column {name!r} (columns: {frame.columns})")
-    wanted = _orders(orders)
-    analyze = analyzer or make_analyzer()
-    if vocabulary is not None:
-        analyze = fold_unknown(analyze, vocabulary)
     messages = frame.group_by(message_id, maintain_order=True).agg(
         pl.col(text).first(), pl.col(src).first(), pl.col(dst)
     )
-    cache: dict = {}
-    rows_ngrams = []
-    for value in messages[text].to_list():
-        if value not in cache:
-            cache[value] = list(dict.fromkeys(ngrams(analyze(value), wanted)))  # distinct, in text order
-        rows_ngrams.append(cache[value])
+    from ._tokens import _per_text
+
+    labels = _per_text(messages, text, labeler)
     owners = [
         list(dict.fromkeys([s, *recipients]))
         for s, recipients in zip(messages[src].to_list(), messages[dst].to_list())
@@ -310,7 +367,7 @@ def person_ngram_table(
     return pl.DataFrame({
         message_id: messages[message_id],
         "owners": pl.Series(owners, dtype=pl.List(frame.schema[src])),
-        "ngrams": pl.Series(rows_ngrams, dtype=pl.List(pl.String)),
+        "ngrams": pl.Series(labels, dtype=pl.List(pl.String)),
     })
 
 

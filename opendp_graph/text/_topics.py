@@ -23,7 +23,10 @@ import numpy as np
 from ._lm import noise_threshold
 from ._tokens import make_analyzer, pair_label_graph
 
-__all__ = ["cooccurrence_key", "pair_cooccurrence_graph", "Topics", "topics_from_cooccurrence", "npmi_coherence"]
+__all__ = [
+    "cooccurrence_key", "pair_cooccurrence_graph", "person_cooccurrence_table", "Topics", "topics_from_cooccurrence",
+    "npmi_coherence",
+]
 
 
 def cooccurrence_key(a: str, b: str) -> str:
@@ -58,6 +61,35 @@ def pair_cooccurrence_graph(
     analyze = analyzer or make_analyzer(stop_words="english")
     known = frozenset(vocabulary)
     return pair_label_graph(frame, nodes, lambda value: sorted(_pairs(analyze(value), known)), text=text, src=src, dst=dst)
+
+
+def person_cooccurrence_table(
+    frame: Any,
+    vocabulary: Iterable[str],
+    *,
+    text: str = "subject",
+    src: str = "sender",
+    dst: str = "recipient",
+    message_id: str = "message_id",
+    analyzer: Callable[[str | None], list[str]] | None = None,
+):
+    """One row per message with its ``owners`` and, in the column ``ngrams``, the word pairs of
+    the public ``vocabulary`` that co-occur in it (sorted): the input of
+    :func:`~opendp_graph.text.make_person_ngram_counts` for **person-level** co-occurrence counts
+    (per message; a person owns every message they sent or received).
+
+    >>> import polars as pl
+    >>> from opendp_graph.text import person_cooccurrence_table
+    >>> log = pl.DataFrame({"message_id": [1], "subject": ["gas price gas"], "sender": [1], "recipient": [2]})
+    >>> person_cooccurrence_table(log, ["gas", "price"]).rows()
+    [(1, [1, 2], ['gas+price'])]
+    """
+    from ._release import person_label_table
+
+    analyze = analyzer or make_analyzer(stop_words="english")
+    known = frozenset(vocabulary)
+    return person_label_table(frame, lambda value: sorted(_pairs(analyze(value), known)),
+                              text=text, src=src, dst=dst, message_id=message_id)
 
 
 @dataclass(frozen=True)
@@ -98,7 +130,7 @@ def topics_from_cooccurrence(
 ) -> Topics:
     """Topics from co-occurrence counts (keys :func:`cooccurrence_key`, values possibly noisy):
     the counts are soft-thresholded as :meth:`~opendp_graph.text.NGramModel.from_counts` does
-    (default ``8 · noise_scale``), a public snapshot's counts are added, and the symmetric matrix
+    (default: the level no key of pure Laplace noise passes with probability 95 %), a public snapshot's counts are added, and the symmetric matrix
     ``C`` is factorised by scikit-learn's ``NMF`` (``init="nndsvd"`` with a fixed state: the same
     counts give the same topics) into ``num_topics`` non-negative topics, ``C ≈ W·H``; topic
     ``t``'s word weights are ``H[t]``. Post-processing only.
@@ -116,7 +148,7 @@ def topics_from_cooccurrence(
         raise ValueError("vocabulary must be a non-empty list of distinct words")
     if isinstance(num_topics, bool) or not isinstance(num_topics, int) or not 1 <= num_topics <= len(words):
         raise ValueError(f"num_topics must be an integer between 1 and the vocabulary's size, got {num_topics!r}")
-    cut = noise_threshold(noise_scale, threshold)
+    cut = noise_threshold(noise_scale, threshold, max(len(counts), 1))
     index = {w: i for i, w in enumerate(words)}
     matrix = np.zeros((len(words), len(words)))
 

@@ -171,7 +171,38 @@ def test_zcdp_scales_are_the_gaussian_formula_per_order_share():
         l2 = math.sqrt(min(4, len(ORDERS[n])))
         assert out.scales[n] == pytest.approx(l2 / math.sqrt(2 * share), rel=1e-6)
         assert l2**2 / (2 * out.scales[n] ** 2) <= share * (1 + 1e-9)
-    assert out.budget == pytest.approx(shares)
+    assert not out.joint
+
+
+def test_a_joint_release_pays_a_pufferfish_secret_once():
+    """Under Pufferfish one secret moves one count by W: one vector of every order costs W/b,
+    where three per-order releases at the same ε need three times the scale."""
+    g = dpg.Graph.from_edges([0, 1, 2], [1, 2, 3], num_nodes=4, labels=[["gas"], ["gas", "power"], ["gas power"]])
+    space = graph_space(dpg.pufferfish_distance(dpg.pufferfish.BinomialModel.from_public(g, g)))
+    joint = T.make_ngram_count_release(space, ORDERS, max_ngrams_per_edge=1, epsilon=1.0, joint=True)
+    split = T.make_ngram_count_release(space, ORDERS, max_ngrams_per_edge=1, epsilon=1.0)
+    assert joint.map(1) == pytest.approx(1.0, rel=1e-9) and split.map(1) == pytest.approx(1.0, rel=1e-9)
+    out, out_split = joint(g), split(g)
+    assert out.joint and len(set(out.scales.values())) == 1
+    assert out_split.scales[1] == pytest.approx(3 * out.scales[1], rel=1e-6)
+    assert list(out.counts) == [k for n in sorted(ORDERS) for k in ORDERS[n]]
+
+
+def test_a_joint_person_release_takes_one_transformation():
+    every = [k for n in sorted(ORDERS) for k in ORDERS[n]]
+    counts = T.make_person_ngram_counts(T.person_text_domain(3), dpg.polars.person_log_distance(), every, 4, dp.l2_distance(T=dp.f64))
+    release = T.make_ngram_count_release(counts, ORDERS, rho=0.5, joint=True)
+    assert release.map(1) == pytest.approx(0.5, rel=1e-9)
+    # ℓ2 = D·√L = 3·2 = 6: σ = 6/√(2ρ) = 6
+    assert release(table([((0,), ["gas"])])).scales[2] == pytest.approx(6.0, rel=1e-6)
+    with pytest.raises(ValueError, match="shares"):
+        T.make_ngram_count_release(counts, ORDERS, rho=0.5, joint=True, shares={1: 0.5, 2: 0.3, 3: 0.2})
+    with pytest.raises(ValueError, match="counts 2 keys"):
+        T.make_ngram_count_release(
+            T.make_person_ngram_counts(T.person_text_domain(3), dpg.polars.person_log_distance(), ["gas", "power"], 4,
+                                       dp.l2_distance(T=dp.f64)), ORDERS, rho=0.5, joint=True)
+    with pytest.raises(TypeError, match="joint=True"):
+        T.make_ngram_count_release(counts, ORDERS, rho=0.5)
 
 
 def test_pufferfish_orders_compose_under_one_rho():
@@ -218,12 +249,17 @@ def test_release_refuses_bad_arguments_when_built():
 def test_the_model_from_a_release_thresholds_by_its_noise():
     from opendp_graph.text._release import NGramRelease
 
-    counts = {"gas": 50.0, "power": 3.0, "</s>": 50.0, "<s> gas": 50.0, "gas </s>": 45.0, "gas power": 3.0}
+    counts = {"gas": 50.0, "power": 2.0, "</s>": 50.0, "<s> gas": 50.0, "gas </s>": 45.0, "gas power": 2.0}
     gaussian = T.NGramModel.from_release(NGramRelease(counts, {1: 1.0, 2: 1.0}, "gaussian"))
     laplace = T.NGramModel.from_release(NGramRelease(counts, {1: 1.0, 2: 1.0}, "laplace"))
-    by_hand = T.NGramModel.from_counts(counts, order=2, threshold={1: 4.0, 2: 4.0})
+    from scipy.stats import norm
+
+    # six keys: the levels no pure-noise key passes with probability 95 % (one-sided, union bound)
+    sigma_cut, b_cut = float(norm.isf(0.05 / 6)), math.log(10 * 6)
+    by_hand = T.NGramModel.from_counts(counts, order=2, threshold={1: sigma_cut, 2: sigma_cut})
     assert gaussian.prob("gas", ["<s>"]) == by_hand.prob("gas", ["<s>"])
-    # power (3) is below both thresholds; 8b = 8 cuts more of gas than 4σ = 4
+    assert laplace.prob("gas", ["<s>"]) == T.NGramModel.from_counts(counts, order=2, threshold={1: b_cut, 2: b_cut}).prob("gas", ["<s>"])
+    # power (2) is below both thresholds (2.39σ and 4.09b)
     assert "power" not in gaussian.vocabulary and "power" not in laplace.vocabulary
     with pytest.raises(TypeError, match="NGramRelease"):
         T.NGramModel.from_release(counts)

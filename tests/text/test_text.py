@@ -18,6 +18,7 @@ pytest.importorskip("sklearn", reason='the text front end needs scikit-learn: pi
 
 import opendp_graph as dpg  # noqa: E402
 from opendp_graph import text as T  # noqa: E402
+from opendp_graph.text._lm import threshold_multiple  # noqa: E402
 from opendp_graph.transformations.labels import label_counts  # noqa: E402
 
 
@@ -133,9 +134,11 @@ def test_the_model_is_a_function_of_the_counts_alone():
 
 def test_noisy_negative_and_small_counts_are_soft_thresholded():
     counts = {"gas": 100.0, "junk": 3.0, "worse": -40.0, "</s>": 50.0, "<s> gas": 50.0, "gas </s>": 50.0}
-    model = T.NGramModel.from_counts(counts, order=2, noise_scale=1.0)  # threshold 8
+    cut = math.log(10 * len(counts))  # 6 keys: no pure-noise key passes with probability 95 %
+    assert threshold_multiple(len(counts)) == pytest.approx(cut)
+    model = T.NGramModel.from_counts(counts, order=2, noise_scale=1.0)  # threshold ln(60) = 4.09
     assert "junk" not in model.vocabulary and "worse" not in model.vocabulary  # below the threshold
-    kept = T.NGramModel.from_counts({g: c - 8.0 for g, c in counts.items() if c > 8}, order=2)
+    kept = T.NGramModel.from_counts({g: c - cut for g, c in counts.items() if c > cut}, order=2)
     assert math.isclose(model.prob("gas"), kept.prob("gas")) and math.isclose(model.prob("</s>", ["gas"]), kept.prob("</s>", ["gas"]))
 
 
@@ -235,7 +238,7 @@ def test_topics_recover_planted_word_groups_and_ignore_noise_below_the_threshold
         assert sorted(sorted(t[:4]) for t in topics.top(4)) == sorted(sorted(g) for g in groups)
     exact = T.topics_from_cooccurrence(counts, words, 3)
     assert exact.matched_overlaps(exact, n=4) == [4, 4, 4]
-    empty = T.topics_from_cooccurrence({"gas+price": 1.0}, words, 3, noise_scale=1.0)  # all below 8·scale
+    empty = T.topics_from_cooccurrence({"gas+price": 1.0}, words, 3, noise_scale=1.0)  # below ln(10)·scale
     assert empty.top(4) == [[], [], []]
     with pytest.raises(ValueError, match="num_topics"):
         T.topics_from_cooccurrence(counts, words, 0)
