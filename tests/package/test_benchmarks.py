@@ -259,3 +259,44 @@ def test_scale_benchmark_runs(tmp_path, edges, rows, edge_lists):
     assert all(s["wall_s"] >= 0 and s["peak_mib"] > 0 and s["bytes_per_unit"] > 0 for s in size["stages"].values())
     assert report["log"]["rows"] == rows and report["log"]["stages"]["from_parquet_log"]["bytes_per_unit"] > 0
     assert f"| Parquet log, {rows:,} rows" in proc.stdout
+
+
+# ------------------------------------------------------------------------------ issue 31's benchmarks
+def _run_module(args, timeout=900):
+    done = subprocess.run([sys.executable, "-m", *args], cwd=REPO, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def _perplexity(line):
+    """The median perplexity of a table row ``name: ε = 10 (scale s): MEDIAN (min–max)``."""
+    return float(line.split("): ")[-1].split(" ")[0])
+
+
+@pytest.mark.slow
+def test_language_model_benchmark_quick_run(dataset):
+    """``python -m benchmarks.language_model`` at one ε and one release per cell: every notion's row
+    is printed, and the Pufferfish bigram model is below the unigram floor and within 1.5× of the
+    non-private bigram model (the issue's bar at ε = 10)."""
+    folder = dataset("enron-perry-wolfe")
+    out = _run_module(["benchmarks.language_model", "--runs", "1", "--epsilons", "10", "--only", "bigram", "--data", str(folder)])
+    lines = out.splitlines()
+    reference = next(float(line.rsplit(" ", 1)[1]) for line in lines if "non-private bigram" in line)
+    floor = next(float(line.rsplit(" ", 1)[1]) for line in lines if "non-private unigram" in line)
+    rows = [line for line in lines if line.startswith("  ") and "ε = 10 (scale" in line]
+    names = ("Pufferfish, public Binomial", "Pufferfish, Global", "Pufferfish, Conditional", "edge level, per pair",
+             "group privacy", "person level", "edge level, per message")
+    assert [any(line.strip().startswith(n) for line in rows) for n in names] == [True] * len(names)
+    binomial = _perplexity(next(line for line in rows if "public Binomial" in line))
+    assert binomial <= 1.5 * reference and binomial < floor
+
+
+@pytest.mark.slow
+def test_language_model_set_union_and_topics_quick_run(dataset):
+    folder = dataset("enron-perry-wolfe")
+    union = _run_module(["benchmarks.language_model", "--runs", "1", "--epsilons", "10", "100", "--only", "union", "--data", str(folder)])
+    clears = [int(line.split("clears it: ")[1].split(";")[0]) for line in union.splitlines() if "clears it" in line]
+    assert len(clears) == 2 and clears[0] <= clears[1]
+    topics = _run_module(["benchmarks.topics", "--runs", "1", "--epsilons", "10", "--data", str(folder)])
+    rows = [line for line in topics.splitlines() if "ε = 10 (scale" in line]
+    assert len(rows) == 6 and all("NPMI" in line for line in rows)
