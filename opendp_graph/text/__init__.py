@@ -18,7 +18,7 @@ An adapter like :mod:`opendp_graph.polars`: it reads tables and builds graphs; t
 the package's queries and OpenDP's noise.
 """
 
-from ._lm import NGramModel, read_arpa
+from ._lm import MixtureModel, NGramModel, mixture, read_arpa, released_share
 from ._release import NGramRelease, make_ngram_count_release, make_person_ngram_counts, person_ngram_table, person_text_domain
 from ._topics import (
     Topics,
@@ -46,7 +46,9 @@ __all__ = [
     "BOS",
     "EOS",
     "UNK",
+    "MixtureModel",
     "NGramModel",
+    "mixture",
     "NGramRelease",
     "make_ngram_count_release",
     "make_person_ngram_counts",
@@ -66,5 +68,6 @@ __all__ = [
     "ngrams",
     "pair_ngram_graph",
     "read_arpa",
+    "released_share",
     "split_by_time",
 ]

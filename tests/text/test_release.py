@@ -263,3 +263,59 @@ def test_the_model_from_a_release_thresholds_by_its_noise():
     assert "power" not in gaussian.vocabulary and "power" not in laplace.vocabulary
     with pytest.raises(TypeError, match="NGramRelease"):
         T.NGramModel.from_release(counts)
+
+
+# ------------------------------------------------------------------------------ the mixture
+def _two_models():
+    words = ["gas", "power", "price"]
+    a = T.NGramModel.from_counts({"gas": 5, "price": 2, "</s>": 5, "<s> gas": 5, "gas price": 2, "gas </s>": 3, "price </s>": 2},
+                                 order=2, vocabulary=words)
+    b = T.NGramModel.from_counts({"power": 4, "</s>": 4, "<s> power": 4, "power </s>": 4}, order=2, vocabulary=words)
+    return a, b
+
+
+@pytest.mark.parametrize("mu", [0.0, 0.3, 1.0])
+def test_a_mixture_is_a_distribution_and_the_weighted_sum(mu):
+    a, b = _two_models()
+    m = T.mixture([a, b], [1 - mu, mu])
+    for history in ([], ["gas"], ["power"], ["never-seen"]):
+        assert math.isclose(sum(m.prob(w, history) for w in m.vocabulary), 1.0, rel_tol=1e-12)
+        for w in m.vocabulary:
+            assert math.isclose(m.prob(w, history), (1 - mu) * a.prob(w, history) + mu * b.prob(w, history))
+    sentences = [["gas", "price"], ["power"]]
+    log_total, tokens = 0.0, 0
+    for sentence in sentences:  # by hand: each token's mixed probability given its predecessor
+        for before, word in zip(["<s>", *sentence], [*sentence, "</s>"]):
+            log_total += math.log((1 - mu) * a.prob(word, [before]) + mu * b.prob(word, [before]))
+            tokens += 1
+    assert math.isclose(m.perplexity(sentences), math.exp(-log_total / tokens))
+    assert set(m.sample(rng=__import__("random").Random(1))) <= set(m.vocabulary)
+
+
+def test_a_mixture_refuses_what_it_cannot_be():
+    a, b = _two_models()
+    other = T.NGramModel.from_counts({"gas": 1}, order=1, vocabulary=["gas"])
+    with pytest.raises(ValueError, match="sum to 1"):
+        T.mixture([a, b], [0.5, 0.6])
+    with pytest.raises(ValueError, match="one vocabulary"):
+        T.mixture([a, other], [0.5, 0.5])
+    with pytest.raises(ValueError, match="non-negative"):
+        T.mixture([a, b], [1.5, -0.5])
+    with pytest.raises(TypeError, match="two or more"):
+        T.mixture([a], [1.0])
+    with pytest.raises(NotImplementedError, match="ARPA"):
+        T.mixture([a, b], [0.5, 0.5]).to_arpa(__import__("io").StringIO())
+
+
+def test_released_share_is_the_thresholded_unigram_mass_share():
+    from opendp_graph.text._release import NGramRelease
+
+    counts = {"gas": 30.0, "power": 1.0, "gas power": 50.0}
+    release = NGramRelease(counts, {1: 1.0, 2: 1.0}, "laplace", True)
+    cut = math.log(10 * 3)
+    kept = 30.0 - cut  # power (1) is below the threshold; bigrams are not unigram mass
+    assert math.isclose(T.released_share(release, {"gas": 10, "power": 10}), kept / (kept + 20))
+    assert math.isclose(T.released_share(release, {"gas": 10, "power": 10}, weight=2.0), 2 * kept / (2 * kept + 20))
+    assert T.released_share(NGramRelease({"gas": 0.0}, {1: 1.0}, "laplace", True), {}) == 0.0
+    with pytest.raises(TypeError, match="NGramRelease"):
+        T.released_share(counts, {})
