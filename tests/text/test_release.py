@@ -307,15 +307,20 @@ def test_a_mixture_refuses_what_it_cannot_be():
         T.mixture([a, b], [0.5, 0.5]).to_arpa(__import__("io").StringIO())
 
 
-def test_released_share_is_the_thresholded_unigram_mass_share():
+def test_released_share_is_the_thresholded_mass_share_of_one_order():
     from opendp_graph.text._release import NGramRelease
 
-    counts = {"gas": 30.0, "power": 1.0, "gas power": 50.0}
+    counts = {"gas": 30.0, "power": 1.0, "gas power": 50.0, "power gas": 2.0}
     release = NGramRelease(counts, {1: 1.0, 2: 1.0}, "laplace", True)
-    cut = math.log(10 * 3)
+    cut = math.log(10 * 4)
+    snapshot = {"gas": 10, "power": 10, "gas power": 5}
     kept = 30.0 - cut  # power (1) is below the threshold; bigrams are not unigram mass
-    assert math.isclose(T.released_share(release, {"gas": 10, "power": 10}), kept / (kept + 20))
-    assert math.isclose(T.released_share(release, {"gas": 10, "power": 10}, weight=2.0), 2 * kept / (2 * kept + 20))
+    assert math.isclose(T.released_share(release, snapshot, order=1), kept / (kept + 20))
+    assert math.isclose(T.released_share(release, snapshot, order=1, weight={1: 2.0}), 2 * kept / (2 * kept + 20))
+    kept2 = 50.0 - cut  # the default: the highest order (power gas, 2, is below the threshold)
+    assert math.isclose(T.released_share(release, snapshot), kept2 / (kept2 + 5))
     assert T.released_share(NGramRelease({"gas": 0.0}, {1: 1.0}, "laplace", True), {}) == 0.0
+    with pytest.raises(ValueError, match="no counts of order 3"):
+        T.released_share(release, snapshot, order=3)
     with pytest.raises(TypeError, match="NGramRelease"):
         T.released_share(counts, {})
