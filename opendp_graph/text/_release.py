@@ -233,6 +233,9 @@ def _count_transformations(space: Any, by_order: dict[int, list[str]], cap: Any,
             raise ValueError(f"space gives count transformations for orders {sorted(space)}, keys for {sorted(by_order)}")
         for n, t in space.items():
             _check_ends_in(f"space[{n}]", t, noise)
+            size = getattr(t.output_domain, "size", None)
+            if size is not None and size != len(by_order[n]):
+                raise ValueError(f"space[{n}] counts {size} keys; keys[{n}] lists {len(by_order[n])}")
         if cap is not None:
             raise ValueError("max_ngrams_per_edge is for a graph space; a transformation carries its own bound")
         return dict(space)
@@ -264,8 +267,9 @@ def person_text_domain(max_messages: int) -> dp.Domain:
     """Message tables (:func:`person_ngram_table`: one row per message, its ``owners`` and its
     ``ngrams``) in which **nobody owns more than** ``max_messages`` **messages** (sent or
     received, each message counted once per owner). The bound is the person-level guarantee's
-    precondition: a release checks it before it counts, and refuses a table outside it with a
-    ``ValueError`` (the domain's member check).
+    precondition: a release checks it before it counts, and refuses a table outside it (a
+    ``ValueError`` raised inside OpenDP's call; ``dpg.release(measurement, table)`` shows it
+    without OpenDP's trace).
 
     ``max_messages`` must be public (a policy, an earlier period's figure). Read off the private
     log itself, it discloses the busiest person's count and makes the noise depend on the data.
@@ -379,8 +383,8 @@ def make_person_ngram_counts(
     output_metric: dp.Metric | None = None,
 ) -> dp.Transformation:
     """Counts of the public ``keys`` over the messages of a log, **per message** (each message
-    counts each of its first ``max_ngrams`` distinct keys once; a message with more keeps the
-    first in text order), at **person level**.
+    counts each of its first ``max_ngrams`` distinct keys once, a repeated key once; a message
+    with more keeps the first in text order), at **person level**.
 
     **Guarantee.** On :func:`person_text_domain` (``D = max_messages``) under
     :func:`~opendp_graph.polars.person_log_distance`: adding or removing ``d`` people changes at
@@ -434,13 +438,13 @@ def make_person_ngram_counts(
         _check_table(table, max_messages)  # the domain's bound, before anything is counted
         out = [0] * len(names)
         for grams in table["ngrams"].to_list():
-            taken = 0
+            taken: set[int] = set()  # distinct keys: a key repeated in a message counts once
             for g in grams:
                 i = index.get(g)
-                if i is not None:
+                if i is not None and i not in taken:
                     out[i] += 1
-                    taken += 1
-                    if taken == cap:
+                    taken.add(i)
+                    if len(taken) == cap:
                         break
         return [float(v) for v in out] if l2 else out
 
@@ -450,7 +454,7 @@ def make_person_ngram_counts(
         changed = int(d_in) * messages
         if l2:
             root = math.isqrt(cap)
-            return float(changed * root) if root * root == cap else _round_up(changed * math.sqrt(cap))
+            return _float_at_least(changed * root) if root * root == cap else _round_up(changed * math.sqrt(cap))
         return changed * cap
 
     atom = dp.atom_domain(T=dp.f64, nan=False) if l2 else dp.atom_domain(T=dp.i64)
@@ -460,6 +464,13 @@ def make_person_ngram_counts(
         dp.l2_distance(T=dp.f64) if l2 else dp.l1_distance(T=dp.i64),
         count, stability,
     )
+
+
+def _float_at_least(value: int) -> float:
+    """The integer ``value`` as a float no smaller than it (above 2⁵³ ``float`` rounds to the
+    nearest, which can be below)."""
+    out = float(value)
+    return out if int(out) >= value else math.nextafter(out, math.inf)
 
 
 def _round_up(value: float) -> float:

@@ -40,7 +40,7 @@ def small_logs(full):
     and the n-gram lists, and every log of three messages over a smaller choice (the busiest
     owner then owns up to 3)."""
     owner_sets = [s for r in (1, 2, 3) for s in itertools.combinations(PEOPLE, r)]
-    grams = [[], ["a"], ["a", "b", "a b"], ["b", "a", "zz"]]
+    grams = [[], ["a"], ["a", "b", "a b"], ["b", "b", "a", "zz"]]  # a key repeated in a message counts once
     if not full:
         owner_sets, grams = [(0,), (0, 1), (1, 2), (0, 1, 2)], grams[1:]
     options = [(o, g) for o in owner_sets for g in grams]
@@ -91,6 +91,29 @@ def test_person_counts_reach_the_map_and_not_beyond(cap):
         assert counts.check(1, counts.map(1))
         below = counts.map(1) - 1 if norm == "l1" else math.nextafter(change, 0) * (1 - 1e-12)
         assert not counts.check(1, below)
+
+
+def test_a_key_repeated_in_a_message_counts_once():
+    """The red team's counterexample: ["a", "a", "a", "a"] counted 4 (ℓ2 4 against a map of 2)."""
+    counts = T.make_person_ngram_counts(T.person_text_domain(1), dpg.polars.person_log_distance(), KEYS, 4,
+                                        dp.l2_distance(T=dp.f64))
+    assert counts(table([((0,), ["a", "a", "a", "a"])])) == [1.0, 0.0, 0.0]
+    assert counts(table([((0,), ["a", "a", "b", "a b", "b"])])) == [1.0, 1.0, 1.0]
+
+
+def test_the_l2_map_never_rounds_down_above_two_to_the_53():
+    """The red team's counterexample: L = 4, D = 1, d = 2⁵³ + 1 gave a float below 2·d."""
+    from fractions import Fraction
+
+    for cap, bound, d in ((4, 1, 2**53 + 1), (9, 3, 2**60 + 7), (2, 5, 2**55 + 3), (16, 7, 3)):
+        counts = T.make_person_ngram_counts(T.person_text_domain(bound), dpg.polars.person_log_distance(), KEYS, cap,
+                                            dp.l2_distance(T=dp.f64))
+        value = counts.map(d)
+        root = math.isqrt(cap)
+        if root * root == cap:
+            assert Fraction(value) >= d * bound * root
+        else:  # √cap irrational: compare squares exactly
+            assert Fraction(value) ** 2 >= (d * bound) ** 2 * cap
 
 
 def test_replace_neighbours_cost_twice_and_d_people_d_times():
@@ -203,6 +226,10 @@ def test_a_joint_person_release_takes_one_transformation():
                                        dp.l2_distance(T=dp.f64)), ORDERS, rho=0.5, joint=True)
     with pytest.raises(TypeError, match="joint=True"):
         T.make_ngram_count_release(counts, ORDERS, rho=0.5)
+    per_order = {n: T.make_person_ngram_counts(T.person_text_domain(3), dpg.polars.person_log_distance(), every, 4,
+                                               dp.l2_distance(T=dp.f64)) for n in ORDERS}
+    with pytest.raises(ValueError, match=r"space\[1\] counts 5 keys; keys\[1\] lists 2"):
+        T.make_ngram_count_release(per_order, ORDERS, rho=0.5)
 
 
 def test_pufferfish_orders_compose_under_one_rho():
