@@ -16,13 +16,15 @@ person-level counts of a log where a message has several owners.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Integral
 from typing import Any
 
 import opendp.prelude as dp
+
+from ..core._checks import positive_finite, positive_integer
+from ..transformations.labels import l2_bound, then_label_counts
 
 __all__ = [
     "NGramRelease",
@@ -61,18 +63,12 @@ def _keys_by_order(keys: Any) -> dict[int, list[str]]:
     return out
 
 
-def _positive(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-    return float(value)
-
-
 def _shares(shares: Any, orders: list[int]) -> dict[int, float]:
     if shares is None:
         return {n: 1.0 / len(orders) for n in orders}
     if not isinstance(shares, Mapping) or set(shares) != set(orders):
         raise ValueError(f"shares must give one fraction per order {orders}, got {shares!r}")
-    out = {n: _positive(f"shares[{n}]", shares[n]) for n in orders}
+    out = {n: positive_finite(f"shares[{n}]", shares[n]) for n in orders}
     if abs(sum(out.values()) - 1.0) > 1e-9:
         raise ValueError(f"shares must sum to 1, got {sum(out.values())!r}")
     return out
@@ -148,7 +144,7 @@ def make_ngram_count_release(
     if (rho is None) == (epsilon is None):
         raise ValueError("give exactly one budget: rho (zCDP, Gaussian noise) or epsilon (pure DP, Laplace noise)")
     noise = "gaussian" if rho is not None else "laplace"
-    budget = _positive("rho" if rho is not None else "epsilon", rho if rho is not None else epsilon)
+    budget = positive_finite("rho" if rho is not None else "epsilon", rho if rho is not None else epsilon)
     if not isinstance(joint, bool):
         raise TypeError(f"joint must be a bool, got {joint!r}")
     if joint and shares is not None:
@@ -221,8 +217,6 @@ def _graph_counts(space: Any, keys: list[str], cap: Any, noise: str) -> dp.Trans
         raise TypeError("space must be (input_domain, input_metric) of a labelled graph, or count transformations")
     if cap is None:
         raise ValueError("max_ngrams_per_edge is required for a graph space (the cap c of then_label_counts)")
-    from ..transformations.labels import then_label_counts
-
     wanted = dp.l2_distance(T=dp.f64) if noise == "gaussian" else None
     return space >> then_label_counts(cap, keys, output_metric=wanted)
 
@@ -279,15 +273,9 @@ def person_text_domain(max_messages: int) -> dp.Domain:
     PersonTextDomain(max_messages=500)
     """
     dp.assert_features("honest-but-curious")
-    bound = _positive_int("max_messages", max_messages)
+    bound = positive_integer("max_messages", max_messages)
     descriptor = PersonTextDomain(bound)
     return dp.user_domain(repr(descriptor), member=descriptor.member, descriptor=descriptor)
-
-
-def _positive_int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
 
 
 def _check_table(table: Any, max_messages: int) -> None:
@@ -426,7 +414,7 @@ def make_person_ngram_counts(
         raise TypeError("keys must be a non-empty sequence of n-grams (words joined by one space)")
     if len(set(names)) != len(names) or not all(isinstance(k, str) and k.strip() for k in names):
         raise ValueError("keys must be distinct non-empty n-grams (words joined by one space)")
-    cap = _positive_int("max_ngrams", max_ngrams)
+    cap = positive_integer("max_ngrams", max_ngrams)
     l2 = output_metric is not None and output_metric == dp.l2_distance(T=dp.f64)
     if output_metric is not None and not l2 and output_metric != dp.l1_distance(T=dp.i64):
         raise ValueError(f"output_metric must be dp.l1_distance(T=dp.i64) or dp.l2_distance(T=dp.f64), got {output_metric!r}")
@@ -452,10 +440,9 @@ def make_person_ngram_counts(
         if isinstance(d_in, bool) or not isinstance(d_in, Integral) or d_in < 0:
             raise ValueError(f"d_in counts people: a non-negative integer, got {d_in!r}")
         changed = int(d_in) * messages
-        if l2:
-            root = math.isqrt(cap)
-            return _float_at_least(changed * root) if root * root == cap else _round_up(changed * math.sqrt(cap))
-        return changed * cap
+        # ℓ2 of an integer vector with ℓ1 ≤ changed·L and every entry ≤ changed: the least float
+        # at or above √(changed²·L) (l2_bound's Hölder bound), never rounded down
+        return l2_bound(changed * cap, changed * cap, changed) if l2 else changed * cap
 
     atom = dp.atom_domain(T=dp.f64, nan=False) if l2 else dp.atom_domain(T=dp.i64)
     out_domain = dp.vector_domain(atom, size=len(names))
@@ -464,17 +451,3 @@ def make_person_ngram_counts(
         dp.l2_distance(T=dp.f64) if l2 else dp.l1_distance(T=dp.i64),
         count, stability,
     )
-
-
-def _float_at_least(value: int) -> float:
-    """The integer ``value`` as a float no smaller than it (above 2⁵³ ``float`` rounds to the
-    nearest, which can be below)."""
-    out = float(value)
-    return out if int(out) >= value else math.nextafter(out, math.inf)
-
-
-def _round_up(value: float) -> float:
-    """``changed·√L`` as a float no smaller than the real number (the map must not round down):
-    exact when ``L`` is a square, else two steps up (the square root and the product each
-    round by at most half a step)."""
-    return math.nextafter(math.nextafter(float(value), math.inf), math.inf)
