@@ -4,7 +4,8 @@
   message** (:func:`ngram_counts`; :func:`delivery_ngrams` for OpenDP's Polars Context with the
   pair as the privacy unit's identifier) or **per pair** (:func:`pair_ngram_graph`, the edge
   labels that :func:`~opendp_graph.make_label_counts` releases under edge, group and Pufferfish
-  privacy), and a public snapshot split off by time (:func:`split_by_time`);
+  privacy) or **per person** (:func:`person_ngram_table`: each message with its owners), and a
+  public snapshot split off by time (:func:`split_by_time`);
 * :mod:`._release`: every n-gram order's counts under one budget (:func:`make_ngram_count_release`:
   Gaussian under zCDP or Laplace, composed by OpenDP), and person-level counts on a log whose
   messages have several owners (:func:`make_person_ngram_counts` on :func:`person_text_domain`);
@@ -19,7 +20,7 @@ the package's queries and OpenDP's noise.
 """
 
 from ._lm import MixtureModel, NGramModel, mixture, read_arpa, released_share
-from ._release import NGramRelease, make_ngram_count_release, make_person_ngram_counts, person_ngram_table, person_text_domain
+from ._release import NGramRelease, make_ngram_count_release, make_person_ngram_counts, person_text_domain
 from ._topics import (
     Topics,
     cooccurrence_key,
@@ -39,6 +40,7 @@ from ._tokens import (
     ngram_counts,
     ngrams,
     pair_ngram_graph,
+    person_ngram_table,
     split_by_time,
 )
 

@@ -30,7 +30,6 @@ __all__ = [
     "NGramRelease",
     "make_ngram_count_release",
     "make_person_ngram_counts",
-    "person_ngram_table",
     "person_text_domain",
 ]
 
@@ -298,69 +297,6 @@ def _check_table(table: Any, max_messages: int) -> None:
                 f"someone owns {busiest} messages, above the domain's max_messages={max_messages}: the person-level "
                 f"bound does not cover this log (use a larger public bound, or a shorter period)"
             )
-
-
-def person_ngram_table(
-    frame: Any,
-    *,
-    orders: Sequence[int] = (1, 2),
-    text: str = "subject",
-    src: str = "sender",
-    dst: str = "recipient",
-    message_id: str = "message_id",
-    analyzer: Any = None,
-    vocabulary: Sequence[str] | None = None,
-):
-    """One row per message: ``owners`` (its sender and every recipient, distinct: a message to
-    oneself has one owner) and ``ngrams`` (its distinct n-grams of the given orders, in text
-    order, words outside ``vocabulary`` folded to ``<unk>``), from a log with one row per
-    (message, recipient). The input of :func:`make_person_ngram_counts`.
-
-    >>> import polars as pl
-    >>> from opendp_graph.text import person_ngram_table
-    >>> log = pl.DataFrame({"message_id": [1, 1, 2], "subject": ["Gas gas", "Gas gas", "Power"],
-    ...                     "sender": [2, 2, 5], "recipient": [1, 3, 5]})
-    >>> person_ngram_table(log, orders=(1,)).rows()
-    [(1, [2, 1, 3], ['gas', '</s>']), (2, [5], ['power', '</s>'])]
-    """
-    from ._tokens import _orders, fold_unknown, make_analyzer, ngrams
-
-    wanted = _orders(orders)
-    analyze = analyzer or make_analyzer()
-    if vocabulary is not None:
-        analyze = fold_unknown(analyze, vocabulary)
-    return person_label_table(frame, lambda value: list(dict.fromkeys(ngrams(analyze(value), wanted))),
-                              text=text, src=src, dst=dst, message_id=message_id)
-
-
-def person_label_table(frame: Any, labeler: Any, *, text: str, src: str, dst: str, message_id: str):
-    """One row per message: ``owners`` (sender first, then the recipients, distinct) and
-    ``ngrams``, the ``labeler`` of its text (computed once per distinct text). The one builder
-    behind :func:`person_ngram_table` and :func:`~opendp_graph.text.person_cooccurrence_table`."""
-    import polars as pl
-
-    if isinstance(frame, pl.LazyFrame):
-        frame = frame.collect()
-    if not isinstance(frame, pl.DataFrame):
-        raise TypeError(f"frame must be a polars DataFrame or LazyFrame, got {type(frame).__name__}")
-    for name in (text, src, dst, message_id):
-        if name not in frame.columns:
-            raise ValueError(f"the frame has no column {name!r} (columns: {frame.columns})")
-    messages = frame.group_by(message_id, maintain_order=True).agg(
-        pl.col(text).first(), pl.col(src).first(), pl.col(dst)
-    )
-    from ._tokens import _per_text
-
-    labels = _per_text(messages, text, labeler)
-    owners = [
-        list(dict.fromkeys([s, *recipients]))
-        for s, recipients in zip(messages[src].to_list(), messages[dst].to_list())
-    ]
-    return pl.DataFrame({
-        message_id: messages[message_id],
-        "owners": pl.Series(owners, dtype=pl.List(frame.schema[src])),
-        "ngrams": pl.Series(labels, dtype=pl.List(pl.String)),
-    })
 
 
 def make_person_ngram_counts(

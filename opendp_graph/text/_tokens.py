@@ -37,6 +37,7 @@ __all__ = [
     "ngrams",
     "ngram_counts",
     "pair_ngram_graph",
+    "person_ngram_table",
     "split_by_time",
 ]
 
@@ -126,6 +127,29 @@ def _orders(orders: Iterable[int]) -> tuple[int, ...]:
     return tuple(sorted(set(values)))
 
 
+def _frame(frame: Any, *columns: str):
+    """``frame`` as a Polars ``DataFrame`` (a ``LazyFrame`` collected) holding ``columns``, or a
+    ``TypeError``/``ValueError`` naming what is missing: the check of every table the front end
+    reads."""
+    import polars as pl
+
+    if isinstance(frame, pl.LazyFrame):
+        frame = frame.collect()
+    if not isinstance(frame, pl.DataFrame):
+        raise TypeError(f"frame must be a polars DataFrame or LazyFrame, got {type(frame).__name__}")
+    for name in columns:
+        if name not in frame.columns:
+            raise ValueError(f"the frame has no column {name!r} (columns: {frame.columns})")
+    return frame
+
+
+def _analyzer(analyzer: Callable[[str | None], list[str]] | None, vocabulary: Iterable[str] | None):
+    """``analyzer`` (default :func:`make_analyzer`'s), with words outside ``vocabulary`` folded to
+    ``<unk>`` when one is given."""
+    analyze = analyzer or make_analyzer()
+    return analyze if vocabulary is None else fold_unknown(analyze, vocabulary)
+
+
 def message_tokens(
     frame: Any,
     text: str = "subject",
@@ -147,13 +171,7 @@ def message_tokens(
     """
     import polars as pl
 
-    if isinstance(frame, pl.LazyFrame):
-        frame = frame.collect()
-    if not isinstance(frame, pl.DataFrame):
-        raise TypeError(f"frame must be a polars DataFrame or LazyFrame, got {type(frame).__name__}")
-    for name in (text, message_id):
-        if name not in frame.columns:
-            raise ValueError(f"the frame has no column {name!r} (columns: {frame.columns})")
+    frame = _frame(frame, text, message_id)
     analyze = analyzer or make_analyzer()
     columns = [c for c in keep if c in frame.columns and c not in (text, message_id)]
     messages = frame.group_by(message_id, maintain_order=True).agg(
@@ -204,9 +222,7 @@ def pair_ngram_graph(
     :return: ``(graph, self_messages)``: the labelled :class:`~opendp_graph.Graph` and the number of
         messages to oneself left out (private: for the user's own bookkeeping).
     """
-    analyze = analyzer or make_analyzer()
-    if vocabulary is not None:
-        analyze = fold_unknown(analyze, vocabulary)
+    analyze = _analyzer(analyzer, vocabulary)
     orders = _orders(orders)
     return pair_label_graph(
         frame, nodes, lambda value: sorted(set(ngrams(analyze(value), orders, boundaries=boundaries))), text=text, src=src, dst=dst
@@ -272,14 +288,8 @@ def delivery_ngrams(
     """
     import polars as pl
 
-    if isinstance(frame, pl.LazyFrame):
-        frame = frame.collect()
-    for name in (text, src, dst, message_id):
-        if name not in frame.columns:
-            raise ValueError(f"the frame has no column {name!r} (columns: {frame.columns})")
-    analyze = analyzer or make_analyzer()
-    if vocabulary is not None:
-        analyze = fold_unknown(analyze, vocabulary)
+    frame = _frame(frame, text, src, dst, message_id)
+    analyze = _analyzer(analyzer, vocabulary)
     orders = _orders(orders)
     grams = _per_text(frame, text, lambda value: ngrams(analyze(value), orders))
     low = pl.min_horizontal(src, dst).cast(pl.String)
@@ -290,6 +300,57 @@ def delivery_ngrams(
         pl.concat_str([low, high], separator="|").alias("pair"), *keep, "ngram"
     )
     return rows.explode("ngram").drop_nulls("ngram")
+
+
+def person_ngram_table(
+    frame: Any,
+    *,
+    orders: Sequence[int] = (1, 2),
+    text: str = "subject",
+    src: str = "sender",
+    dst: str = "recipient",
+    message_id: str = "message_id",
+    analyzer: Any = None,
+    vocabulary: Sequence[str] | None = None,
+):
+    """One row per message: ``owners`` (its sender and every recipient, distinct: a message to
+    oneself has one owner) and ``ngrams`` (its distinct n-grams of the given orders, in text
+    order, words outside ``vocabulary`` folded to ``<unk>``), from a log with one row per
+    (message, recipient). The input of :func:`~opendp_graph.text.make_person_ngram_counts`.
+
+    >>> import polars as pl
+    >>> from opendp_graph.text import person_ngram_table
+    >>> log = pl.DataFrame({"message_id": [1, 1, 2], "subject": ["Gas gas", "Gas gas", "Power"],
+    ...                     "sender": [2, 2, 5], "recipient": [1, 3, 5]})
+    >>> person_ngram_table(log, orders=(1,)).rows()
+    [(1, [2, 1, 3], ['gas', '</s>']), (2, [5], ['power', '</s>'])]
+    """
+    wanted = _orders(orders)
+    analyze = _analyzer(analyzer, vocabulary)
+    return person_label_table(frame, lambda value: list(dict.fromkeys(ngrams(analyze(value), wanted))),
+                              text=text, src=src, dst=dst, message_id=message_id)
+
+
+def person_label_table(frame: Any, labeler: Any, *, text: str, src: str, dst: str, message_id: str):
+    """One row per message: ``owners`` (sender first, then the recipients, distinct) and
+    ``ngrams``, the ``labeler`` of its text (computed once per distinct text). The one builder
+    behind :func:`person_ngram_table` and :func:`~opendp_graph.text.person_cooccurrence_table`."""
+    import polars as pl
+
+    frame = _frame(frame, text, src, dst, message_id)
+    messages = frame.group_by(message_id, maintain_order=True).agg(
+        pl.col(text).first(), pl.col(src).first(), pl.col(dst)
+    )
+    labels = _per_text(messages, text, labeler)
+    owners = [
+        list(dict.fromkeys([s, *recipients]))
+        for s, recipients in zip(messages[src].to_list(), messages[dst].to_list())
+    ]
+    return pl.DataFrame({
+        message_id: messages[message_id],
+        "owners": pl.Series(owners, dtype=pl.List(frame.schema[src])),
+        "ngrams": pl.Series(labels, dtype=pl.List(pl.String)),
+    })
 
 
 def split_by_time(frame: Any, *boundaries: Any, time: str = "time") -> tuple:

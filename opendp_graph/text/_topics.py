@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ._lm import noise_threshold
-from ._tokens import make_analyzer, pair_label_graph
+from ._tokens import make_analyzer, pair_label_graph, person_label_table
 
 __all__ = [
     "cooccurrence_key", "pair_cooccurrence_graph", "person_cooccurrence_table", "Topics", "topics_from_cooccurrence",
@@ -84,8 +84,6 @@ def person_cooccurrence_table(
     >>> person_cooccurrence_table(log, ["gas", "price"]).rows()
     [(1, [1, 2], ['gas+price'])]
     """
-    from ._release import person_label_table
-
     analyze = analyzer or make_analyzer(stop_words="english")
     known = frozenset(vocabulary)
     return person_label_table(frame, lambda value: sorted(_pairs(analyze(value), known)),
