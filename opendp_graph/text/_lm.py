@@ -183,14 +183,9 @@ class NGramModel(_Scoring):
         defaults to the release's highest; other arguments as :meth:`from_counts`
         (``public_counts``, ``weight``, ``vocabulary``, …).
         """
-        from ._release import NGramRelease
-
-        if not isinstance(release, NGramRelease):
-            raise TypeError(f"release must be an NGramRelease (from make_ngram_count_release), got {type(release).__name__}")
+        threshold = release_thresholds(release)
         if "noise_scale" in kwargs or "threshold" in kwargs:
             raise ValueError("from_release sets the threshold from the release's noise; use from_counts to set it by hand")
-        keys = len(release.counts)  # the released keys: public
-        threshold = {n: noise_threshold(s, None, keys, release.noise) for n, s in release.scales.items()}
         return cls.from_counts(release.counts, order=order or max(release.scales), threshold=threshold, **kwargs)
 
     def __init__(self, order: int, vocabulary: Sequence[str], probs: dict, backoffs: dict):
@@ -397,6 +392,18 @@ def mixture(models: Sequence[NGramModel], weights: Sequence[float]) -> MixtureMo
     return MixtureModel(models, weights)
 
 
+def release_thresholds(release: Any) -> dict[int, float]:
+    """Each order's soft threshold for an :class:`~opendp_graph.text.NGramRelease`, from its
+    public noise law and its number of keys (:func:`noise_threshold`): what
+    :meth:`NGramModel.from_release` and :func:`released_share` both cut at."""
+    from ._release import NGramRelease
+
+    if not isinstance(release, NGramRelease):
+        raise TypeError(f"release must be an NGramRelease (from make_ngram_count_release), got {type(release).__name__}")
+    keys = len(release.counts)  # the released keys: public
+    return {n: noise_threshold(s, None, keys, release.noise) for n, s in release.scales.items()}
+
+
 def released_share(
     release: Any, public_counts: Mapping[str, float], *, weight: float | Mapping[int, float] = 1.0, order: int | None = None
 ) -> float:
@@ -409,15 +416,12 @@ def released_share(
     threshold drops most bigrams the unigrams' share overstates it (measured on the synthetic log:
     μ from the unigrams 0.58 and perplexity 179 at ε = 10, from the bigrams 0.05 and 126).
     Post-processing of the release and public counts."""
-    from ._release import NGramRelease
-
-    if not isinstance(release, NGramRelease):
-        raise TypeError(f"release must be an NGramRelease, got {type(release).__name__}")
+    thresholds = release_thresholds(release)
     n = max(release.scales) if order is None else order
-    if n not in release.scales:
+    if n not in thresholds:
         raise ValueError(f"the release has no counts of order {n} (orders {sorted(release.scales)})")
     w = _weights(weight, n)[n]
-    cut = noise_threshold(release.scales[n], None, len(release.counts), release.noise)
+    cut = thresholds[n]
     private = w * sum(max(c - cut, 0.0) for g, c in release.counts.items() if g.count(" ") == n - 1)
     public = sum(c for g, c in _check_counts(public_counts, "public_counts").items() if len(g) == n and c > 0)
     return private / (private + public) if private + public > 0 else 0.0
