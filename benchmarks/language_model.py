@@ -50,28 +50,49 @@ EPSILONS = (1.0, 4.0, 10.0, 100.0)
 DELTA = 1e-6
 
 
-def prepare(data=None, *, synthetic=False, orders=(1, 2, 3)):
-    """The time split, the vocabulary, the pair graphs (labels: n-grams up to ``max(orders)``),
-    the per-message tables of the private period and the snapshot's counts."""
+def split_log(data=None, *, synthetic=False, analyzer=None):
+    """The log (Enron, or the synthetic one with its planted topics), tokenised (``analyzer``,
+    default scikit-learn's tokens) and cut by time into the public snapshot, the private period
+    and the held-out last 20 %, with each part's rows of the log: shared with
+    :mod:`benchmarks.topics`."""
     import polars as pl
 
     import opendp_graph as dpg
     from opendp_graph import text as T
 
+    planted = None
     if synthetic:
-        frame, _ = dpg.datasets.synthetic_topic_log()
+        frame, planted = dpg.datasets.synthetic_topic_log()
         employees = list(range(int(frame["sender"].max()) + 1))  # the generator's people: public
         split = SYNTHETIC_SPLIT
     else:
         frame = dpg.datasets.load_enron_messages(data)
         employees = dpg.datasets.load_enron_employees(data)["id"].to_list()
         split = SPLIT
-    messages = T.message_tokens(frame)
+    messages = T.message_tokens(frame, analyzer=analyzer)
     messages = messages.filter(pl.col("tokens").list.len() > 0)
     held_start = messages["time"][int(0.8 * messages.height)]  # evaluation protocol, not a release parameter
     public_m, private_m, held_m = T.split_by_time(messages, split, held_start)
     rows = {name: frame.filter(pl.col("message_id").is_in(part["message_id"].to_list()))
             for name, part in (("public", public_m), ("private", private_m))}
+    return dict(employees=employees, planted=planted, split=split, public=public_m, private=private_m, held=held_m, rows=rows)
+
+
+def person_bound(table):
+    """``(busiest, D)``: the most messages one person owns in a person table, and ``D``, that
+    rounded up to a power of two (read off the private period: person level's best case)."""
+    busiest = int(table["owners"].explode().value_counts()["count"].max())
+    return busiest, 1 << (busiest - 1).bit_length()
+
+
+def prepare(data=None, *, synthetic=False, orders=(1, 2, 3)):
+    """The time split, the vocabulary, the pair graphs (labels: n-grams up to ``max(orders)``),
+    the per-message tables of the private period and the snapshot's counts."""
+    from opendp_graph import text as T
+
+    log = split_log(data, synthetic=synthetic)
+    employees, split, rows = log["employees"], log["split"], log["rows"]
+    public_m, private_m, held_m = log["public"], log["private"], log["held"]
     # the public vocabulary: the snapshot's words seen twice or more; others are <unk> in every
     # count (a public map), so the snapshot has <unk> counts too
     seen = Counter(w for tokens in public_m["tokens"].to_list() for w in tokens)
@@ -176,9 +197,7 @@ def main(argv=None) -> None:
     global_model = GlobalModel.fit(private_graph, source="private")
     conditional = ConditionalModel.fit(private_graph, source="private")
     quilt = 2 * int(private_graph.max_degree) - 1  # paper 001's Markov-quilt group: every edge at both ends
-    owners = d["people"]["owners"].explode()
-    busiest = int(owners.value_counts()["count"].max())
-    bound = 1 << (busiest - 1).bit_length()
+    busiest, bound = person_bound(d["people"])
     domain = dpg.graph_domain(labeled=True)
     print(f"\nPufferfish models: public Binomial W∞ = {binomial.W:g}; Global (fitted on the private graph) W∞ = "
           f"{global_model.W:g}; Conditional (fitted on the private graph, {len(conditional.vocabulary):,} properties) "

@@ -39,10 +39,9 @@ EPSILONS = (1.0, 4.0, 10.0, 100.0)
 
 def main(argv=None) -> None:
     import opendp.prelude as dp
-    import polars as pl
 
     import opendp_graph as dpg
-    from benchmarks.language_model import SPLIT
+    from benchmarks.language_model import person_bound, split_log
     from opendp_graph import text as T
     from opendp_graph.pufferfish import BinomialModel, ConditionalModel, GlobalModel
     from opendp_graph.transformations.labels import label_counts
@@ -60,25 +59,17 @@ def main(argv=None) -> None:
     dp.enable_features("contrib", "honest-but-curious")
     start = time.perf_counter()
 
-    planted = None
-    if args.synthetic:
-        frame, planted = dpg.datasets.synthetic_topic_log()
-        employees = list(range(int(frame["sender"].max()) + 1))  # the generator's people: public
-        split, name = "2020-07-01", "synthetic log (20,000 messages, 400 people, 8 planted topics)"
+    analyze = T.make_analyzer(stop_words="english")
+    log = split_log(args.data, synthetic=args.synthetic, analyzer=analyze)
+    employees, planted, rows = log["employees"], log["planted"], log["rows"]
+    public_m, private_m, held_m = log["public"], log["private"], log["held"]
+    if planted is not None:
+        name = "synthetic log (20,000 messages, 400 people, 8 planted topics)"
         args.topics = len(planted)
     else:
-        frame = dpg.datasets.load_enron_messages(args.data)
-        employees = dpg.datasets.load_enron_employees(args.data)["id"].to_list()
-        split, name = SPLIT, "Enron subjects"
-    analyze = T.make_analyzer(stop_words="english")
-    messages = T.message_tokens(frame, analyzer=analyze)
-    messages = messages.filter(pl.col("tokens").list.len() > 0)
-    held_start = messages["time"][int(0.8 * messages.height)]
-    public_m, private_m, held_m = T.split_by_time(messages, split, held_start)
+        name = "Enron subjects"
     seen = Counter(w for tokens in public_m["tokens"].to_list() for w in tokens)
     vocabulary = [w for w, _ in seen.most_common(args.words)]
-    rows = {name: frame.filter(pl.col("message_id").is_in(part["message_id"].to_list()))
-            for name, part in (("public", public_m), ("private", private_m))}
     graphs = {name: T.pair_cooccurrence_graph(rows[name], employees, vocabulary, analyzer=analyze)[0] for name in rows}
     keys = [T.cooccurrence_key(a, b) for i, a in enumerate(sorted(vocabulary)) for b in sorted(vocabulary)[i + 1:]]
     public_counts = dict(zip(keys, (float(c) for c in label_counts(graphs["public"], None, keys))))
@@ -126,8 +117,7 @@ def main(argv=None) -> None:
     # person level, per message: D messages per person (the busiest person's count rounded up to a
     # power of two, read off the private period: person level's best case), L word pairs per message
     people = T.person_cooccurrence_table(rows["private"], vocabulary, analyzer=analyze)
-    busiest = int(people["owners"].explode().value_counts()["count"].max())
-    bound = 1 << (busiest - 1).bit_length()
+    _, bound = person_bound(people)
     per_message = 10
     person_counts = T.make_person_ngram_counts(T.person_text_domain(bound), dpg.polars.person_log_distance(), keys, per_message)
     print(f"\nDP topics, {args.runs} releases per cell: topics recovered (top-10 overlap ≥ 5, median, min–max) and NPMI")
