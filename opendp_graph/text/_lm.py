@@ -39,13 +39,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from ._release import NOISES, NGramRelease
 from ._tokens import BOS, EOS, UNK
 
 __all__ = ["MixtureModel", "NGramModel", "mixture", "read_arpa", "released_share"]
 
 
 FALSE_KEY_PROBABILITY = 0.05  # the chance that any released key whose true count is 0 passes the threshold
-NOISES = ("laplace", "gaussian")
 
 
 def threshold_multiple(keys: int, noise: str = "laplace") -> float:
@@ -61,7 +61,7 @@ def threshold_multiple(keys: int, noise: str = "laplace") -> float:
     if isinstance(keys, bool) or not isinstance(keys, int) or keys < 1:
         raise ValueError(f"keys must be a positive integer (the number of released counts), got {keys!r}")
     if noise not in NOISES:
-        raise ValueError(f"noise must be one of {NOISES}, got {noise!r}")
+        raise ValueError(f"noise must be one of {tuple(NOISES)}, got {noise!r}")
     tail = FALSE_KEY_PROBABILITY / keys
     if noise == "gaussian":
         from scipy.stats import norm
@@ -396,8 +396,6 @@ def release_thresholds(release: Any) -> dict[int, float]:
     """Each order's soft threshold for an :class:`~opendp_graph.text.NGramRelease`, from its
     public noise law and its number of keys (:func:`noise_threshold`): what
     :meth:`NGramModel.from_release` and :func:`released_share` both cut at."""
-    from ._release import NGramRelease
-
     if not isinstance(release, NGramRelease):
         raise TypeError(f"release must be an NGramRelease (from make_ngram_count_release), got {type(release).__name__}")
     keys = len(release.counts)  # the released keys: public
