@@ -5,7 +5,7 @@ Usage (from the repository root)::
     .venv/bin/python -m benchmarks.topics [--runs 10] [--topics 10] [--words 300]
 
 The same time cut as :mod:`benchmarks.language_model`: a public snapshot (before 2001-01-01),
-the private period, the held-out last 20 %. The vocabulary is public: the snapshot's ``--words``
+the private period, the held-out rest, each cut at a public date. The vocabulary is public: the snapshot's ``--words``
 most frequent words, scikit-learn's English stop words removed. Word pairs co-occurring in a
 subject, per pair of people (:func:`opendp_graph.text.pair_cooccurrence_graph`), are counted over
 the private period and released with OpenDP's Laplace (pure ε) under Pufferfish (the public
@@ -117,7 +117,9 @@ def main(argv=None) -> None:
     # person level, per message: D messages per person (the busiest person's count rounded up to a
     # power of two, read off the private period: person level's best case), L word pairs per message
     people = T.person_cooccurrence_table(rows["private"], vocabulary, analyzer=analyze)
-    _, bound = person_bound(people)
+    busiest, bound = person_bound(people)
+    print(f"person level: D = {bound:,} (the busiest person owns {busiest:,}: read off the private period, person level's "
+          "best case, not a bound a real release may use)")
     per_message = 10
     person_counts = T.make_person_ngram_counts(T.person_text_domain(bound), dpg.polars.person_log_distance(), keys, per_message)
     print(f"\nDP topics, {args.runs} releases per cell: topics recovered (top-10 overlap ≥ 5, median, min–max) and NPMI")

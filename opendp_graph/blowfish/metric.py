@@ -87,16 +87,14 @@ class BlowfishDistance(MetricDescriptor):
         """
         policy = self.policy
         if policy.num_nodes is not None and graph.num_nodes != policy.num_nodes:
+            # the graph's own count is not quoted: a refusal names the broken rule, never a value of the data
             raise ValueError(
-                f"the Blowfish policy is stated for {policy.num_nodes} people but the graph has {graph.num_nodes} "
-                "nodes, so its sensitivities do not cover this graph; build the policy with "
-                f"num_nodes={graph.num_nodes} (or a partition of the graph's people)"
+                f"the Blowfish policy is stated for {policy.num_nodes} people but the graph has another number of "
+                "nodes, so its sensitivities do not cover this graph; build the policy with the graph's public "
+                "num_nodes (or a partition of the graph's people)"
             )
         if policy.vip is not None and policy.vip[-1] >= graph.num_nodes:
-            raise ValueError(
-                f"the Blowfish policy's vip names person {policy.vip[-1]}, but the graph has {graph.num_nodes} nodes "
-                f"(0..{graph.num_nodes - 1})"
-            )
+            raise ValueError(f"the Blowfish policy's vip names person {policy.vip[-1]}, who is not a node of the graph")
 
     def distance(self, g1: Graph, g2: Graph) -> float:
         """Exact policy distance (see the module docstring); exponential in the number of

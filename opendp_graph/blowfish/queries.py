@@ -41,7 +41,7 @@ __all__ = [
 
 def _vip_mask(graph: Graph, vip: tuple[int, ...]) -> np.ndarray:
     if vip and vip[-1] >= graph.num_nodes:
-        raise ValueError(f"the VIP set names person {vip[-1]}, but the graph has {graph.num_nodes} nodes")
+        raise ValueError(f"the VIP set names person {vip[-1]}, who is not a node of the graph")
     mask = np.zeros(graph.num_nodes, dtype=bool)
     mask[list(vip)] = True
     return mask

@@ -19,7 +19,6 @@ import scipy.sparse as sp
 from . import _kernels
 
 _SELF_LOOP_CHOICES = ("error", "drop")
-_NONE = object()
 
 #: The largest supported node count: the largest ``n`` whose biggest edge key,
 #: ``(n - 1) * n + (n - 1) = n² - 1``, fits in ``int64``. Every place that builds edge keys relies on it.
@@ -40,11 +39,19 @@ def _check_num_nodes(num_nodes: Any) -> int:
     return int(num_nodes)
 
 
-def _too_large(name: str, value: Any) -> ValueError:
+def _too_large(name: str) -> ValueError:
+    # never the index itself: a refusal of private data names the broken rule, not a value read from it
     return ValueError(
-        f"{name} holds node index {value}, which exceeds the largest supported node index {MAX_NUM_NODES - 1} "
+        f"{name} holds a node index above the largest supported node index {MAX_NUM_NODES - 1} "
         f"(a graph has at most {MAX_NUM_NODES} nodes)"
     )
+
+
+# one message whatever the offending value (a string, a bool, NaN, 1.5): its kind is read off the data
+_NOT_INDICES = "{name} must hold integer node indices (integers, or floats that are whole numbers)"
+# what a refusal may say of a label matrix: the kind of its dtype, never its length (``<U22``) or a value
+_KINDS = {"U": "strings", "S": "bytes", "b": "bools", "c": "complex numbers", "M": "datetimes", "m": "durations",
+          "O": "Python objects", "V": "raw bytes"}
 
 
 def _as_index_array(values: Any, name: str, copy: bool = True) -> np.ndarray:
@@ -62,12 +69,15 @@ def _as_index_array(values: Any, name: str, copy: bool = True) -> np.ndarray:
     if isinstance(values, (list, tuple)):
         for item in values:
             if isinstance(item, (bool, np.bool_)):
-                raise TypeError(f"{name} must hold integer node indices, got a bool ({item!r})")
-    arr = np.asarray(values)
+                raise TypeError(_NOT_INDICES.format(name=name))
+    try:
+        arr = np.asarray(values)
+    except ValueError:  # numpy's message on ragged input quotes its shape
+        raise TypeError(f"{name} must be a one-dimensional array or sequence of node indices (got a ragged one)") from None
     if arr.ndim == 0:
         raise TypeError(f"{name} must be a one-dimensional array or sequence of node indices, got {type(values).__name__}")
     if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+        raise ValueError(f"{name} must be one-dimensional")
     if arr.size == 0:
         return np.zeros(0, dtype=np.int64)
     kind = arr.dtype.kind
@@ -75,24 +85,24 @@ def _as_index_array(values: Any, name: str, copy: bool = True) -> np.ndarray:
         # e.g. Python integers too large for any numpy integer type: check them one by one
         for bad in arr:
             if isinstance(bad, (bool, np.bool_)) or not isinstance(bad, Integral):
-                raise TypeError(f"{name} must hold integer node indices, got {bad!r} ({type(bad).__name__})")
+                raise TypeError(_NOT_INDICES.format(name=name))
         low, high = min(arr), max(arr)
     elif kind in "iu":
         low, high = int(arr.min()), int(arr.max())
     elif kind == "f":
         finite = np.isfinite(arr)
         if not finite.all():
-            raise TypeError(f"{name} must hold integer node indices, got {arr[~finite][0]}")
+            raise TypeError(_NOT_INDICES.format(name=name))
         fractional = arr != np.floor(arr)
         if fractional.any():
-            raise TypeError(f"{name} must hold integer node indices, got non-integer floats (e.g. {arr[fractional][0]})")
+            raise TypeError(_NOT_INDICES.format(name=name))
         low, high = float(arr.min()), float(arr.max())  # compare as Python numbers: no cast of the limit to float16
     else:
-        raise TypeError(f"{name} must hold integer node indices, got dtype {arr.dtype}")
+        raise TypeError(_NOT_INDICES.format(name=name))
     if low < 0:
-        raise ValueError(f"{name} holds a negative node index ({int(low)})")
+        raise ValueError(f"{name} holds a negative node index")
     if high > MAX_NUM_NODES - 1:
-        raise _too_large(name, int(high))
+        raise _too_large(name)
     if not copy and arr.dtype in (np.int32, np.int64):
         return arr
     return arr.astype(np.int64)
@@ -201,27 +211,18 @@ def _label_set(value: Any, where: str) -> frozenset[str]:
         return frozenset()
     if isinstance(value, (str, bytes)):
         raise TypeError(
-            f"labels of {where} must be an iterable of strings, got a single string {value!r}; "
-            "wrap it in a list"
+            f"labels of {where} must be an iterable of strings, got a single string; wrap it in a list"
         )
     try:
         items = frozenset(value)
     except TypeError:
-        raise TypeError(f"labels of {where} must be an iterable of strings, got {type(value).__name__}") from None
+        raise TypeError(f"labels of {where} must be an iterable of strings") from None
     for item in items:
         if not isinstance(item, str):
-            raise TypeError(f"labels of {where} must be strings, got {item!r} ({type(item).__name__})")
+            raise TypeError(f"labels of {where} must be strings")
     if any(type(item) is not str for item in items):  # e.g. numpy.str_: store plain strings
         items = frozenset(str(item) for item in items)
     return items
-
-
-def _hashable(x: Any) -> bool:
-    try:
-        hash(x)
-    except TypeError:
-        return False
-    return True
 
 
 def node_id_tuple(node_ids: Any) -> tuple | None:
@@ -244,15 +245,13 @@ def check_node_ids(ids: tuple | None, num_nodes: int) -> tuple | None:
     try:
         distinct = len(set(ids))
     except TypeError:
-        bad = next(x for x in ids if not _hashable(x))
-        raise TypeError(f"node_ids must be hashable, got {bad!r} ({type(bad).__name__})") from None
+        raise TypeError("node_ids must be hashable") from None
     if distinct != len(ids):
         raise ValueError("node_ids are not distinct")
     # An id unequal to itself (a NaN) matches no node of another graph, and the projection's scan
     # order, a function of the ids, could not tell two of them apart: refused like a repeated id.
-    unequal = next((x for x in ids if x != x), _NONE)
-    if unequal is not _NONE:
-        raise ValueError(f"node_ids must each equal itself, got {unequal!r} (a NaN names no node: use another id)")
+    if any(x != x for x in ids):
+        raise ValueError("node_ids must each equal itself (a NaN names no node: use another id)")
     return ids
 
 def check_vocabulary(vocabulary: Any) -> list[str]:
@@ -263,7 +262,7 @@ def check_vocabulary(vocabulary: Any) -> list[str]:
     vocab = list(vocabulary)
     for w in vocab:
         if not isinstance(w, str):
-            raise TypeError(f"vocabulary must hold strings, got {w!r} ({type(w).__name__})")
+            raise TypeError("vocabulary must hold strings")  # never the entry: labels may be private
     vocab = [str(w) for w in vocab]  # numpy.str_ → str
     if len(set(vocab)) != len(vocab):
         raise ValueError("vocabulary has duplicate entries")
@@ -274,20 +273,20 @@ def check_label_matrix(label_matrix: Any, shape: tuple[int, int]) -> sp.coo_arra
     if not sp.issparse(label_matrix):
         dense = np.asarray(label_matrix)
         if dense.ndim != 2:
-            raise ValueError(f"label_matrix must be two-dimensional, got shape {dense.shape}")
+            raise ValueError("label_matrix must be two-dimensional (one row per edge, one column per vocabulary entry)")
         if dense.dtype.kind not in "biuf":
-            raise TypeError(f"label_matrix must hold 0/1 (or bool) entries, got dtype {dense.dtype}")
+            raise TypeError(f"label_matrix must hold 0/1 (or bool) entries, got {_KINDS.get(dense.dtype.kind, 'values of another type')}")
         label_matrix = dense
     elif label_matrix.dtype.kind not in "biuf":
-        raise TypeError(f"label_matrix must hold 0/1 (or bool) entries, got dtype {label_matrix.dtype}")
+        raise TypeError(f"label_matrix must hold 0/1 (or bool) entries, got {_KINDS.get(label_matrix.dtype.kind, 'values of another type')}")
     coo = sp.coo_array(label_matrix)
     if coo.shape != shape:
-        raise ValueError(f"label_matrix has shape {coo.shape}, expected {shape}")
+        raise ValueError(f"label_matrix must have one row per edge and one column per vocabulary entry ({shape[1]})")
     data = coo.data
     if data.dtype.kind != "b":
         bad = (data != 0) & (data != 1)  # NaN compares unequal to both
         if bad.any():
-            raise ValueError(f"label_matrix must hold 0/1 (or bool) entries, got {data[bad][0].item()!r}")
+            raise ValueError("label_matrix must hold 0/1 (or bool) entries")
     return coo
 
 def label_matrix_of_sets(labels: Sequence[Any], edge_of: np.ndarray, num_edges: int) -> tuple[sp.csr_array, tuple[str, ...]]:
@@ -297,8 +296,8 @@ def label_matrix_of_sets(labels: Sequence[Any], edge_of: np.ndarray, num_edges: 
     flat arrays, with no set kept per edge; the matrix is then placed as in :meth:`Graph.from_arrays`."""
     code: dict[str, int] = {}
     sizes, cols = array("i"), array("i")  # 32-bit: a word's code and an edge's label count
-    for i, value in enumerate(labels):
-        items = _label_set(value, f"edge {i}")
+    for value in labels:
+        items = _label_set(value, "an edge")
         sizes.append(len(items))
         cols.extend([code.setdefault(word, len(code)) for word in items])
         if len(code) > 2**31 - 2:

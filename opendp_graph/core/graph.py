@@ -199,30 +199,26 @@ class Graph:
         u = _as_index_array(src, "src", copy=False)  # only read below
         v = _as_index_array(dst, "dst", copy=False)
         if u.shape != v.shape:
-            raise ValueError(f"src and dst have different lengths ({u.size} and {v.size})")
+            raise ValueError("src and dst have different lengths: one source and one destination per edge")
         if labels is not None:
             if isinstance(labels, (str, bytes)):
                 raise TypeError("labels must hold one iterable of strings per edge, got a single string")
             labels = list(labels)
             if len(labels) != u.size:
-                raise ValueError(f"labels has {len(labels)} entries for {u.size} edges")
+                raise ValueError("labels must hold one entry per edge (as many as src and dst)")
         node_ids = _build.node_id_tuple(node_ids)
         observed = int(max(u.max(initial=-1), v.max(initial=-1))) + 1
         if num_nodes is None:
             num_nodes = len(node_ids) if node_ids is not None else observed
         num_nodes = _check_num_nodes(num_nodes)
         if observed > num_nodes:
-            raise ValueError(f"an edge names node {observed - 1}, but num_nodes is {num_nodes}")
+            raise ValueError(f"an edge names a node outside 0..num_nodes-1 (num_nodes={num_nodes})")
         ids = _build.check_node_ids(node_ids, num_nodes)
 
         if _any_equal(u, v):
             loops = u == v
             if self_loops == "error":
-                first = int(u[np.argmax(loops)])
-                raise ValueError(
-                    f"graph has {int(loops.sum())} self-loop(s), e.g. at node {first}; "
-                    "pass self_loops='drop' to remove them"
-                )
+                raise ValueError("graph has self-loops; pass self_loops='drop' to remove them")
             keep = ~loops
             u, v = u[keep], v[keep]
             if labels is not None:
@@ -288,7 +284,7 @@ class Graph:
             if labels is not None:
                 lab.append(item[2])
         if labels is not None:
-            lab = [_label_set(value, f"edge ({node_ids[s]!r}, {node_ids[d]!r})") for value, s, d in zip(lab, src, dst)]
+            lab = [_label_set(value, "an edge") for value in lab]  # never which edge: its ends are private
         return cls.from_edges(
             np.asarray(src, dtype=np.int64),
             np.asarray(dst, dtype=np.int64),
@@ -332,12 +328,12 @@ class Graph:
         u = _as_index_array(src, "src", copy=False)  # only read below
         v = _as_index_array(dst, "dst", copy=False)
         if u.shape != v.shape:
-            raise ValueError(f"src and dst have different lengths ({u.size} and {v.size})")
+            raise ValueError("src and dst have different lengths: one source and one destination per edge")
         if _any_equal(u, v):
             raise ValueError("graph has self-loops; remove them first")
         observed = int(max(u.max(initial=-1), v.max(initial=-1))) + 1
         if observed > num_nodes:
-            raise ValueError(f"an edge names node {observed - 1}, but num_nodes is {num_nodes}")
+            raise ValueError(f"an edge names a node outside 0..num_nodes-1 (num_nodes={num_nodes})")
         ids = _build.check_node_ids(_build.node_id_tuple(node_ids), num_nodes)
         if label_matrix is None and vocabulary is not None:
             raise ValueError("vocabulary given without label_matrix")
@@ -542,7 +538,7 @@ class Graph:
         if not isinstance(label_sets, Sized):
             label_sets = list(label_sets)
         if len(label_sets) != self.num_edges:
-            raise ValueError(f"got {len(label_sets)} label sets for {self.num_edges} edges")
+            raise ValueError("label_sets must hold one label set per edge")
         matrix, vocab = _build.label_matrix_of_sets(label_sets, np.arange(self.num_edges), self.num_edges)
         return Graph._from_canonical(
             num_nodes=self._num_nodes, src=self._src, dst=self._dst, labels=matrix, vocabulary=vocab, node_ids=self._node_ids

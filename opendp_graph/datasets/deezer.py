@@ -52,7 +52,7 @@ def load_deezer_genres(path=None, country: str | None = None, num_nodes: int | N
     ids = {int(k): v for k, v in raw.items()}
     n = num_nodes if num_nodes is not None else max(ids, default=-1) + 1
     if ids and max(ids) >= n:
-        raise ValueError(f"{file.name} names user {max(ids)}, but num_nodes is {n}")
+        raise ValueError(f"{file.name} names a user outside 0..num_nodes-1 (num_nodes={n})")
     out = [frozenset()] * n
     for k, genres in ids.items():
         out[k] = frozenset(str(g) for g in genres)
@@ -90,7 +90,7 @@ def load_deezer(path=None, country: str | None = None, *, labels: str | None = N
     with file.open(encoding="utf-8") as handle:
         header = handle.readline().strip()
         if header.replace(" ", "") != "node_1,node_2":
-            raise ValueError(f"{file.name}: expected the header 'node_1,node_2', got {header!r}")
+            raise ValueError(f"{file.name}: expected the header 'node_1,node_2' on its first line")
         pairs = np.loadtxt(handle, delimiter=",", dtype=np.int64, ndmin=2)
     if pairs.size == 0:
         pairs = np.zeros((0, 2), dtype=np.int64)

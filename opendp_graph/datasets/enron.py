@@ -218,7 +218,7 @@ def load_enron(path: str | Path | None = None, *, start=None, end=None, bigrams:
     index = {int(e): i for i, e in enumerate(ids.tolist())}
     unknown = set(np.unique(np.concatenate([sender, recipient])).tolist()) - set(index)
     if unknown:
-        raise ValueError(f"messages name employee ids not in employees.tsv: {sorted(unknown)[:5]}")
+        raise ValueError("messages name employee ids that are not in employees.tsv (the files do not match)")
     lookup = np.full(int(max(index)) + 1, -1, dtype=np.int64)
     lookup[list(index)] = list(index.values())
     u, v = lookup[sender], lookup[recipient]

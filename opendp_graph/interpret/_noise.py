@@ -26,9 +26,8 @@ from typing import Any
 import opendp.prelude as dp
 
 from ..core._checks import open_probability, positive_finite, positive_integer
-from ..core.metrics import metric_descriptor
 from ..measurements import zcdp_budget
-from ..measurements.accuracy import accuracy
+from ..measurements.accuracy import PartsAccuracy, accuracy, readable
 from ..pufferfish.metric import PufferfishDistance, make_pufferfish_approximate, pufferfish_distance
 
 __all__ = ["NoiseOption", "NoiseChoice", "choose_noise"]
@@ -55,11 +54,15 @@ class NoiseOption:
     half_width: float | None = None
     std: float | None = None
     refused: str | None = None
+    not_included: str | None = None
+    """What the query drops before the noise (a cap that can bind, a projection): the half-width
+    is around the capped answer, not the true one (:attr:`opendp_graph.Accuracy.not_included`)."""
 
     def __str__(self) -> str:
         if self.refused is not None:
             return f"{self.route}: not available ({self.refused})"
-        return f"{self.route}: scale {self.scale:.4g}, ±{self.half_width:g} per entry, std {self.std:.4g} — {self.guarantee}"
+        return (f"{self.route}: scale {readable(self.scale)}, ±{readable(self.half_width)} per entry, "
+                f"std {readable(self.std)} — {self.guarantee}")
 
 
 @dataclass(frozen=True)
@@ -79,12 +82,23 @@ class NoiseChoice:
             raise ValueError("no route applies: " + "; ".join(str(o) for o in self.options))
         return min(available, key=lambda o: o.half_width)
 
+    @property
+    def not_included(self) -> str | None:
+        """What every route's half-width leaves out (the routes answer the same query, so they
+        share its cap and its bias), or ``None`` when the query drops nothing."""
+        return next((o.not_included for o in self.options if o.not_included is not None), None)
+
     def __str__(self) -> str:
         head = f"noise for (ε, δ) = ({self.epsilon:g}, {self.delta:g}), per-entry {100 * (1 - self.alpha):g} % half-widths:"
         lines = [head] + [f"  {o}" for o in self.options]
         available = [o for o in self.options if o.refused is None]
         if available:
             lines.append(f"best: {self.best.route}")
+        if self.not_included is not None:
+            lines.append(
+                "the half-widths are around the query's capped answer, not the true one; the routes share the "
+                f"query and so its bias, and are ranked on noise. Not included: {self.not_included}"
+            )
         return "\n".join(lines)
 
 
@@ -124,6 +138,8 @@ def _option(route: str, release, account, d_in: int, d_out, alpha: float, share=
             scale = dp.binary_search_param(lambda s: account(release(s)), d_in=d_in, d_out=d_out)
         measurement = account(release(scale))
         acc = accuracy(release(scale), alpha)
+        if isinstance(acc, PartsAccuracy):  # one part only here: a single query's noise
+            acc = acc.worst
     except (ValueError, TypeError, dp.OpenDPException) as error:
         return NoiseOption(route, _ROUTES[route], refused=str(error).strip().splitlines()[-1][:300])
     return NoiseOption(
@@ -133,6 +149,7 @@ def _option(route: str, release, account, d_in: int, d_out, alpha: float, share=
         scale=float(scale),
         half_width=float(acc.half_width),
         std=_std(acc.noise, float(scale)),
+        not_included=acc.not_included,
     )
 
 
@@ -206,7 +223,11 @@ def choose_noise(
 
     if not callable(query):
         raise TypeError(f"query must be a make_x constructor, got {query!r}")
-    descriptor = metric_descriptor(input_metric)
+    # only the Pufferfish routes need the metric's kind: any metric with a query that takes
+    # output_metric= (graph metrics, dpg.polars.person_log_distance() for person-level text) works
+    descriptor = getattr(input_metric, "descriptor", None) if isinstance(input_metric, dp.Metric) else None
+    if not isinstance(input_metric, dp.Metric):
+        raise TypeError(f"input_metric must be an OpenDP metric, got {type(input_metric).__name__}")
     l2 = dp.l2_distance(T=dp.f64)
 
     built: dict = {}  # each form is built once per metric: the calibration searches only the noise

@@ -140,7 +140,27 @@ def zcdp_budget(epsilon: float, delta: float) -> float:
         )
         return dp.c.make_zCDP_to_approxDP(exact).map(1.0).epsilon(delta)
 
-    return dp.binary_search(lambda rho: converted(rho) <= epsilon, bounds=(0.0, epsilon), T=float)
+    def within(rho: float) -> bool:
+        try:
+            return converted(rho) <= epsilon
+        except dp.OpenDPException as error:
+            if error.variant != "Overflow":
+                raise
+            # OpenDP's conversion overflows at both ends: dividing by a subnormal ρ (where the
+            # converted ε is 0) and far above any useful ρ
+            return rho < 1.0
+
+    # ρ may exceed ε (ε = 1, δ = 0.5 allows ρ ≈ 1.016) or be far below it (ε = 1e-30 allows
+    # ρ ≈ 1.4e-12, the conversion giving 0 below): widen the upper end from a normal float until
+    # it is out of reach, so that the boundary lies inside the search's bounds
+    high = max(epsilon, 1e-300)
+    for _ in range(220):  # 1024^220 · 1e-300 overflows a float: every finite boundary is found
+        if not within(high):
+            break
+        high *= 1024
+    else:
+        raise ValueError(f"no largest ρ for (epsilon={epsilon!r}, delta={delta!r}): every ρ converts within it")
+    return dp.binary_search(within, bounds=(0.0, high), T=float)
 
 
 # ----------------------------------------------------------- queries that say what to write

@@ -34,17 +34,29 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from numbers import Real
+from numbers import Integral, Real
 from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 import opendp.prelude as dp
 
+from ..core._bias import stated_bias
 from ..core._checks import OPENDP_INTEGER_TYPES
 from ..core.metrics import DegreeSequenceDistance, PaddedDegreeDistance
 
-__all__ = ["Accuracy", "ChoiceAccuracy", "accuracy", "attach_choice_accuracy", "noise_accuracy", "summarize"]
+__all__ = [
+    "Accuracy",
+    "ChoiceAccuracy",
+    "PartsAccuracy",
+    "accuracy",
+    "attach_choice_accuracy",
+    "attach_parts_accuracy",
+    "noise_accuracy",
+    "not_included",
+    "readable",
+    "summarize",
+]
 
 _NOISES = ("laplace", "discrete_laplace", "gaussian", "discrete_gaussian")
 _FLOAT_TYPES = {"f32", "f64"}
@@ -130,6 +142,20 @@ def _laplace_at_least(d: float, scale: float) -> float:
     return 0.5 * math.exp(-d / scale)
 
 
+def readable(value: float) -> str:
+    """A number as a person reads it: integers with thousands separators, other values to four
+    significant figures (``320.00032000000004`` → ``320``, ``958.6352861716048`` → ``958.6``,
+    ``12345.678`` → ``12,346``). For printed statements only; the fields keep full precision."""
+    if isinstance(value, Integral) and not isinstance(value, bool):
+        return f"{int(value):,}"
+    x = float(value)
+    if not math.isfinite(x):
+        return str(x)
+    if abs(x) >= 1000:
+        return f"{x:,.0f}"
+    return f"{x:.4g}"
+
+
 # ----------------------------------------------------------------------------- the result
 @dataclass(frozen=True)
 class Accuracy:
@@ -160,7 +186,7 @@ class Accuracy:
     >>> acc.noise, acc.scale, acc.alpha, acc.half_width, round(acc.opendp_accuracy, 2), acc.threshold
     ('discrete_laplace', 1.0, 0.05, 3, 3.38, None)
     >>> print(acc)
-    discrete_laplace noise of scale 1.0: each entry within ±3 of its true value with probability ≥ 95 % (per entry)
+    discrete_laplace noise of scale 1: each entry within ±3 of its true value with probability ≥ 95 % (per entry)
     >>> low, high = acc.interval(count(g))   # the true count, 78, is inside in 95 % of releases
     >>> high - low
     6
@@ -216,14 +242,23 @@ class Accuracy:
         return self.noise.startswith("discrete_")
 
     def __str__(self) -> str:
-        text = (
-            f"{self.noise} noise of scale {self.scale}: each entry within ±{self.half_width} of its true value "
-            f"with probability ≥ {100 * (1 - self.alpha):g} % (per entry)"
-        )
-        if self.threshold is not None:
-            text += f"; keys released when their noisy count is ≥ {self.threshold}"
+        text = self.headline
         if self.not_included is not None:
             text += f"\nnot included: {self.not_included}"
+        return text
+
+    @property
+    def headline(self) -> str:
+        """The first line of the statement: the noise, the half-width and which value it is
+        around (the true value, or, when something is :attr:`not_included`, the value fed to
+        the noise), numbers rounded for reading."""
+        truth = "its true value" if self.not_included is None else "the value fed to the noise"
+        text = (
+            f"{self.noise} noise of scale {readable(self.scale)}: each entry within ±{readable(self.half_width)} of "
+            f"{truth} with probability ≥ {100 * (1 - self.alpha):g} % (per entry)"
+        )
+        if self.threshold is not None:
+            text += f"; keys released when their noisy count is ≥ {readable(self.threshold)}"
         return text
 
     def interval(self, released: Any) -> Any:
@@ -442,10 +477,39 @@ class ChoiceAccuracy:
 
     def __str__(self) -> str:
         lines = [f"noise by the {self.parameter} chosen under DP:"]
-        lines += [f"  {self.parameter} = {value:g}: {acc}" for value, acc in self.choices]
+        lines += [f"  {self.parameter} = {value:g}: {acc.headline}" for value, acc in self.choices]
         lines.append(f"bias and scope: {self.bias}")
         if self.selection is not None:
             lines.append(f"the choice: {self.selection}")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class PartsAccuracy:
+    """The accuracy of a release made of several parts, each with its own noise (every n-gram
+    order of :func:`~opendp_graph.text.make_ngram_count_release`, composed by OpenDP):
+    ``parts`` pairs a label with the :class:`Accuracy` of that part's noise; :attr:`worst` is the
+    widest. ``not_included`` names what the parts' noise does not cover (a cap's bias), as
+    :attr:`Accuracy.not_included` does."""
+
+    parts: tuple[tuple[str, Accuracy], ...]
+    not_included: str | None = None
+
+    @property
+    def worst(self) -> Accuracy:
+        return max((acc for _, acc in self.parts), key=lambda acc: acc.half_width)
+
+    def for_part(self, label: str) -> Accuracy:
+        for name, acc in self.parts:
+            if name == label:
+                return acc
+        raise KeyError(f"{label!r} is not a part of this release (parts: {[name for name, _ in self.parts]})")
+
+    def __str__(self) -> str:
+        lines = ["noise of each part of the release:"]
+        lines += [f"  {name}: {acc.headline}" for name, acc in self.parts]
+        if self.not_included is not None:
+            lines.append(f"not included: {self.not_included}")
         return "\n".join(lines)
 
 
@@ -493,7 +557,27 @@ def attach_choice_accuracy(
     return measurement
 
 
-def accuracy(measurement: dp.Measurement, alpha: float = 0.05) -> Accuracy | ChoiceAccuracy:
+def attach_parts_accuracy(measurement: dp.Measurement, parts: Any, not_included: str | None = None) -> dp.Measurement:
+    """Let :func:`accuracy` state the noise of ``measurement``, a release of several parts:
+    ``parts`` is a sequence of ``(label, noise, scale)`` (``noise`` one of OpenDP's laws, as in
+    :func:`noise_accuracy`); ``not_included`` what their noise leaves out. Returns ``measurement``."""
+    laws = tuple((str(label), str(noise), float(scale)) for label, noise, scale in parts)
+
+    def describe(alpha: float) -> PartsAccuracy:
+        return PartsAccuracy(
+            parts=tuple(
+                (label, replace(noise_accuracy(noise, scale, alpha, mechanism="make_gaussian" if noise.endswith("gaussian")
+                                               else "make_laplace"), not_included=not_included))
+                for label, noise, scale in laws
+            ),
+            not_included=not_included,
+        )
+
+    setattr(measurement, _CHOICE_ATTRIBUTE, describe)
+    return measurement
+
+
+def accuracy(measurement: dp.Measurement, alpha: float = 0.05) -> Accuracy | ChoiceAccuracy | PartsAccuracy:
     """The accuracy of ``measurement``'s releases at significance level ``alpha``: each released
     entry is within ``± half_width`` of its true value with probability at least ``1 − alpha``
     (per entry, not simultaneously; see :class:`Accuracy`).
@@ -565,9 +649,43 @@ def accuracy(measurement: dp.Measurement, alpha: float = 0.05) -> Accuracy | Cho
         return describe(alpha)
     name, kwargs, _ = _noise_record(measurement)
     result = _noise_accuracy_of(name, kwargs, alpha)
-    if _after_projection(measurement):
-        result = replace(result, not_included=_PROJECTION_BIAS)
+    left_out = not_included(measurement)
+    if left_out is not None:
+        result = replace(result, not_included=left_out)
     return result
+
+
+def not_included(measurement: Any) -> str | None:
+    """What the transformations before ``measurement``'s noise drop, in words: a degree
+    projection (:data:`_PROJECTION_BIAS`) and every statement recorded with
+    :func:`~opendp_graph.core._bias.state_bias` (a label cap that can bind, …), joined; ``None``
+    when nothing in the chain drops data."""
+    statements = ([_PROJECTION_BIAS] if _after_projection(measurement) else []) + _stated_biases(measurement)
+    return "; ".join(dict.fromkeys(statements)) or None
+
+
+def _stated_biases(node: Any) -> list[str]:
+    """The :func:`~opendp_graph.core._bias.state_bias` statements of every transformation in the
+    chain behind ``node`` (chains, measure conversions), first to last."""
+    found: list[str] = []
+    for _ in range(1000):  # a chain is finite; this only guards against a cycle of references
+        statement = stated_bias(node)
+        if statement is not None:
+            found.insert(0, statement)
+        record = getattr(node, "__opendp_dict__", None)
+        if not isinstance(record, Mapping):
+            return found
+        name, kwargs = record.get("__function__"), record.get("__kwargs__", {})
+        if name in ("make_chain_mt", "make_chain_tt", "make_chain_pm"):
+            first = kwargs.get("transformation0", kwargs.get("measurement0"))
+            found = _stated_biases(first) + found
+            node = kwargs.get("measurement1", kwargs.get("transformation1"))
+            continue
+        if name in _MEASURE_CONVERSIONS:
+            node = kwargs.get("measurement")
+            continue
+        return found
+    return found  # pragma: no cover
 
 
 _PROJECTION_BIAS = (
@@ -717,6 +835,9 @@ def _polars_accuracies(name: str, item: Any, alpha: float) -> list[tuple[str, Ac
         except (ValueError, dp.OpenDPException) as error:
             raise ValueError(f"release {name!r}: {error}") from error
     labelled = []
+    # under an identifier unit (SymmetricIdDistance, ChangeOneIdDistance) OpenDP requires a
+    # truncation per identifier before any aggregate: the answer fed to the noise is the truncated one
+    truncated = "IdDistance" in str(item.input_metric)
     for row in summarize_polars_measurement(item).iter_rows(named=True):
         noise = _POLARS_NOISES.get(row["distribution"])
         if noise is None:
@@ -729,8 +850,18 @@ def _polars_accuracies(name: str, item: Any, alpha: float) -> list[tuple[str, Ac
             noise, float(row["scale"]), alpha, mechanism="make_private_lazyframe",
             threshold=None if threshold is None else int(threshold) + 1,
         )
-        labelled.append((f"{name}: {row['column']}", acc))
+        left_out = [_POLARS_TRUNCATION] if truncated else []
+        if "sum" in str(row["aggregate"]).lower():
+            left_out.append(_POLARS_CLIPPING)
+        labelled.append((f"{name}: {row['column']}", replace(acc, not_included="; ".join(left_out) or None)))
     return labelled
+
+
+_POLARS_TRUNCATION = (
+    "the rows (or groups) of each identifier beyond the query's truncation bounds, which OpenDP drops before it "
+    "aggregates: the interval is around the truncated table's answer, at most the true one for a count"
+)
+_POLARS_CLIPPING = "how far values lie outside the sum's bounds: OpenDP clips each value to them before summing"
 
 
 def summarize(releases: Any, alpha: float = 0.05):
@@ -739,8 +870,12 @@ def summarize(releases: Any, alpha: float = 0.05):
 
     Columns: ``release`` (the name: a dict's key, else the position ``"0"``, ``"1"``, …),
     ``noise``, ``scale``, ``accuracy`` (the half-width of :func:`accuracy`: each entry within
-    ``± accuracy`` with probability at least ``1 − alpha``, per entry) and ``threshold`` (null
-    unless thresholded; a key is released when its noisy count is at least this).
+    ``± accuracy`` with probability at least ``1 − alpha``, per entry), ``threshold`` (null
+    unless thresholded; a key is released when its noisy count is at least this) and
+    ``not_included`` (null when the interval is around the true answer; else what the query
+    drops before the noise, so the interval is around the capped, truncated or projected answer:
+    a label cap that can bind, a degree projection, OpenDP's truncation per identifier and
+    clipping of sums in a Polars release, a bound chosen under DP).
 
     A ``dp.Context`` query (``ctx.query().edge_count().laplace()``, an OpenDP ``Query``) is
     resolved to its measurement with ``query.resolve()``, which fixes a missing scale as
@@ -772,9 +907,9 @@ def summarize(releases: Any, alpha: float = 0.05):
     >>> degrees = ctx.query().degree_histogram(max_degree=20).laplace()
     >>> table = dpg.summarize({"edges": edges, "degrees": degrees}, alpha=0.05)
     >>> table.columns
-    ['release', 'noise', 'scale', 'accuracy', 'threshold']
+    ['release', 'noise', 'scale', 'accuracy', 'threshold', 'not_included']
     >>> table.rows()
-    [('edges', 'discrete_laplace', 2.0, 6.0, None), ('degrees', 'discrete_laplace', 8.0, 24.0, None)]
+    [('edges', 'discrete_laplace', 2.0, 6.0, None, None), ('degrees', 'discrete_laplace', 8.0, 24.0, None, None)]
     >>> ctx.remaining_privacy_loss()  # summarizing spent nothing: both shares are left
     [0.5, 0.5]
     """
@@ -795,12 +930,13 @@ def summarize(releases: Any, alpha: float = 0.05):
             labelled = _polars_accuracies(name, item, alpha)
         else:
             result = accuracy(_as_measurement(name, item), alpha)
-            # a release that chooses a candidate under DP: one row per candidate
-            labelled = (
-                [(f"{name} ({result.parameter}={value:g})", acc) for value, acc in result.choices]
-                if isinstance(result, ChoiceAccuracy)
-                else [(name, result)]
-            )
+            if isinstance(result, ChoiceAccuracy):  # a candidate chosen under DP: one row per candidate
+                labelled = [(f"{name} ({result.parameter}={value:g})", replace(acc, not_included=result.bias))
+                            for value, acc in result.choices]
+            elif isinstance(result, PartsAccuracy):  # one row per part (an n-gram order)
+                labelled = [(f"{name} ({label})", acc) for label, acc in result.parts]
+            else:
+                labelled = [(name, result)]
         for label, acc in labelled:
             rows.append(
                 {
@@ -809,7 +945,9 @@ def summarize(releases: Any, alpha: float = 0.05):
                     "scale": acc.scale,
                     "accuracy": float(acc.half_width),
                     "threshold": None if acc.threshold is None else float(acc.threshold),
+                    "not_included": acc.not_included,
                 }
             )
-    schema = {"release": pl.String, "noise": pl.String, "scale": pl.Float64, "accuracy": pl.Float64, "threshold": pl.Float64}
+    schema = {"release": pl.String, "noise": pl.String, "scale": pl.Float64, "accuracy": pl.Float64, "threshold": pl.Float64,
+              "not_included": pl.String}
     return pl.DataFrame(rows, schema=schema)

@@ -10,7 +10,7 @@ from opendp.mod import LazyFrameDomain
 
 from ..core._checks import positive_integer
 from ..measurements._context import check_privacy_loss
-from ._convert import _as_lazy
+from ._convert import _as_lazy, _collect, schema_of
 from ._table_checks import _check_schema, pair_identifier
 from ._units import PrivacyUnit, PufferfishUnit, _check_metric
 
@@ -196,9 +196,16 @@ def _check_domain_membership(domain: Any, frame: Any) -> None:
     """The data half of ``domain=``: OpenDP trusts a series domain's claims (bounds, no nulls,
     dtype) without looking, so every column it describes is checked on the snapshot. One fixed
     message, so a refusal reveals only that the table is outside the domain."""
+    import warnings
+
     for name in domain.columns:
         try:
-            inside = name in frame.columns and bool(domain.get_series_domain(name).member(frame[name]))
+            # OpenDP's Domain.member warns "Value (<the whole column>) does not belong to ..." when
+            # its check fails: that text quotes the data, so the warning is silenced here and the
+            # fixed message below is all a refusal says
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                inside = name in frame.columns and bool(domain.get_series_domain(name).member(frame[name]))
         except Exception:
             inside = False
         if not inside:
@@ -451,14 +458,14 @@ def compositor(
         _check_margin(margin, unit)
     if domain is not None:
         _check_domain(domain)
-    schema = lazy.collect_schema()
+    schema = schema_of(lazy)
     _check_schema(unit, schema)  # public: refuse before reading any value
     if domain is None:  # else the domain's columns are what OpenDP reads, checked on the snapshot
         _check_column_dtypes(schema)
     # one snapshot: what is checked is what every release reads (a LazyFrame is re-evaluated
     # by each release; a DataFrame's .lazy() below is a snapshot: later in-place edits of the
     # frame, df[i, c] = v, replace its columns and do not reach it)
-    frame = data if isinstance(data, pl.DataFrame) else lazy.collect()
+    frame = data if isinstance(data, pl.DataFrame) else _collect(lazy)
     unit.check(frame)
     if domain is not None:
         _check_domain_membership(domain, frame)

@@ -101,7 +101,42 @@ def _collect(query: Any, streaming: bool = False) -> Any:
     import polars as pl
 
     flags = pl.QueryOptFlags(check_order_observe=False)
-    return query.collect(engine="streaming" if streaming else "auto", optimizations=flags)
+    schema_errors = (pl.exceptions.ColumnNotFoundError, pl.exceptions.SchemaError, pl.exceptions.SchemaFieldNotFoundError,
+                     pl.exceptions.DuplicateError)  # about columns and types: the schema, public
+    try:
+        return query.collect(engine="streaming" if streaming else "auto", optimizations=flags)
+    except schema_errors:
+        raise
+    except pl.exceptions.PolarsError:
+        raise withheld() from None
+
+
+def schema_of(frame: Any) -> Any:
+    """``frame.collect_schema()``, with Polars' errors withheld as :func:`_collect` withholds them:
+    for a source whose schema Polars infers from the values (``scan_ndjson``, ``scan_csv``), this
+    already reads the private data, and a parse error quotes it (``TapeError at character 28
+    ('A')``). A column missing from a plan is a schema error and passes. (Inferred dtypes still
+    depend on the values: declare the schema when scanning a private file.)"""
+    import polars as pl
+
+    try:
+        return frame.collect_schema()
+    except pl.exceptions.ColumnNotFoundError:
+        raise
+    except pl.exceptions.PolarsError:
+        raise withheld() from None
+
+
+def withheld() -> ValueError:
+    """The error to raise when evaluating a private table fails inside Polars (a failed cast, a
+    bad value in the user's own plan, a file that does not parse): Polars' message quotes values
+    of the data (``conversion from str to i64 failed ... ["7x"]``), and even its kind would say
+    which step failed, so neither is repeated. The data holder reads it by collecting the frame on
+    their side."""
+    return ValueError(
+        "evaluating the table failed inside Polars; Polars' message is withheld because it can quote values of the "
+        "private data: collect the frame yourself to read it"
+    )
 
 
 def _refuse_null_ids(lazy: Any, src: str, dst: str) -> None:
@@ -116,7 +151,7 @@ def _refuse_null_ids(lazy: Any, src: str, dst: str) -> None:
 def _valid_ids(frame: Any, src: Any, dst: Any, where: str = "table"):
     """``frame`` as a LazyFrame after every precondition on its id columns (schema, then nulls)."""
     lazy = _as_lazy(frame)
-    _check_id_columns(lazy.collect_schema(), src, dst, where)
+    _check_id_columns(schema_of(lazy), src, dst, where)
     _refuse_null_ids(lazy, src, dst)
     return lazy
 
@@ -218,7 +253,7 @@ def graph_from_polars(
     >>> dpg.polars.graph_from_polars(log, src="sender", dst="recipient", nodes=["ann", "bob"])
     Traceback (most recent call last):
     ...
-    ValueError: 2 row(s) name people who are not in nodes (the public list of people); add them to nodes, or remove those rows
+    ValueError: a row names someone who is not in nodes (the public list of people); add them to nodes, or remove those rows
     >>> dpg.polars.graph_from_polars(pl.DataFrame({"s": [1, 2], "r": ["2", "3"]}), "s", "r", nodes="from data")
     Traceback (most recent call last):
     ...
@@ -240,7 +275,7 @@ def graph_from_polars(
     if from_data and nodes != FROM_DATA:
         raise ValueError(f"nodes must be the public list of people or {FROM_DATA!r}, got {nodes!r}")
     lazy = _as_lazy(frame)
-    schema = lazy.collect_schema()
+    schema = schema_of(lazy)
     kind = _check_id_columns(schema, src, dst)
     if not from_data:
         nodes = list(nodes)
@@ -300,18 +335,16 @@ def graph_from_polars(
         )
     if u.min(initial=0) < 0 or v.min(initial=0) < 0:
         _refuse_null_ids(lazy, src, dst)
-        # on private data: how many messages, never who (a name here would disclose a person)
-        outside = _count(lazy, ~ids[0].is_in(old.implode()) | ~ids[1].is_in(old.implode()))
+        # on private data: neither who nor how many (a refusal names the broken rule only)
         raise ValueError(
-            f"{outside} row(s) name people who are not in nodes (the public list of people); add them to nodes, "
-            "or remove those rows"
+            "a row names someone who is not in nodes (the public list of people); add them to nodes, or remove "
+            "those rows"
         )
 
     keep = None  # the rows to build from, when not all of them
     if _any_equal(u, v):
         if self_loops == "error":
-            loops = _count(lazy, ids[0] == ids[1])
-            raise ValueError(f"the table has {loops} self-message(s) (sender == recipient); pass self_loops='drop' to ignore them")
+            raise ValueError("the table has self-messages (sender == recipient); pass self_loops='drop' to ignore them")
         keep = u != v
     if directed == "mutual":
         n = np.int64(max(len(people), 1))
@@ -328,12 +361,6 @@ def graph_from_polars(
     matrix, words = _word_matrix(w, vocabulary.to_list())
     del w
     return Graph.from_arrays(u, v, len(people), label_matrix=matrix, vocabulary=words, node_ids=people)
-
-
-def _count(lazy: Any, predicate: Any) -> int:
-    """How many messages satisfy ``predicate``, read from the frame itself (the coded rows are
-    one per (message, label) for label lists): for an error message only."""
-    return int(_collect(lazy.select(predicate.sum())).item())
 
 
 def _word_matrix(words: np.ndarray, vocabulary: list[str]) -> tuple[sp.coo_array, list[str]]:

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import opendp.prelude as dp
 
+from ..core._bias import state_bias
 from ..core._checks import budget_share, positive_finite, positive_integer
 from ..measurements.degree_distribution import _candidates, choice_arguments, choose_bound_and_release
 from ._message_graph import _roster, roster_positions
@@ -121,7 +122,7 @@ def make_message_count_projection(input_domain: dp.Domain, input_metric: dp.Metr
     _check_space(input_domain, input_metric)
     k = positive_integer("max_count", max_count)
     people = _roster(roster)
-    return dp.t.make_user_transformation(
+    counts = dp.t.make_user_transformation(
         input_domain,
         input_metric,
         dp.vector_domain(dp.atom_domain(T=dp.i64), size=len(people)),
@@ -129,6 +130,11 @@ def make_message_count_projection(input_domain: dp.Domain, input_metric: dp.Metr
         lambda log: message_counts(log, k, people).tolist(),
         lambda d_in: 2 * k * _person_count(d_in),
     )
+    return state_bias(counts, (
+        f"the messages beyond the first {k} kept per person, and every group message and message of someone off the "
+        "roster, which the projection drops: each interval is around the projected count, at most the true one "
+        "(person_graph_scope counts what is left out)"
+    ))
 
 
 def _count_space(size: int):

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import opendp.prelude as dp
 
+from ..core._bias import state_bias
 from ..core.domains import graph_domain
 from ..core.graph import Graph
 from ..core.metrics import node_distance
@@ -59,9 +60,12 @@ def _check_id_kind(log: MessageLog, roster: tuple) -> None:
     """The log's ids and the roster's must be of one kind (schema, public): else no message
     would match and the graph would be silently empty."""
     kind = log.id_kind  # from the table's schema: the same for every log of one table, empty or not
-    if kind is None and log.num_people:  # a hand-built log: its ids' kind
-        kind = "text" if isinstance(log.people[0], str) else "integer"
-    if kind is not None and (kind == "text") != isinstance(roster[0], str):
+    if kind is None:
+        # a hand-built log states no kind; reading it off the ids would refuse a log with people
+        # and pass an empty one (a refusal that tells whether the log is empty)
+        raise TypeError("a roster-based release needs the log's id kind: build it with message_log, or give "
+                        "MessageLog(..., id_kind='integer' or 'text')")
+    if (kind == "text") != isinstance(roster[0], str):
         raise TypeError(f"the log's person ids are {kind} but the roster's are not: give the roster in the log's id dtype")
 
 
@@ -168,7 +172,7 @@ def make_person_graph(input_domain: dp.Domain, input_metric: dp.Metric, roster: 
     _check_space(input_domain, input_metric)
     people = _roster(roster)
 
-    return dp.t.make_user_transformation(
+    graph = dp.t.make_user_transformation(
         input_domain,
         input_metric,
         graph_domain(num_nodes=len(people)),
@@ -176,3 +180,7 @@ def make_person_graph(input_domain: dp.Domain, input_metric: dp.Metric, roster: 
         lambda log: _graph(log, people),
         _person_count,
     )
+    return state_bias(graph, (
+        "group messages, messages to oneself and the messages of people off the roster, which the person graph "
+        "leaves out (person_graph_scope counts them): its statistics are of the direct messages among the roster"
+    ))

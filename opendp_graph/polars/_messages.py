@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 import opendp.prelude as dp
 
+from ..core._bias import state_bias
 from ..core._checks import float_at_most, open_probability, positive_finite, positive_integer
 from ..core._frozen import frozen
 from ..measurements.accuracy import attach_choice_accuracy
@@ -235,8 +236,11 @@ def _gather(indptr: np.ndarray, values: np.ndarray, index: np.ndarray) -> tuple[
 def _column(frame: Any, name: Any, what: str) -> str:
     if not isinstance(name, str) or not name:
         raise TypeError(f"{what} must be a column name (a non-empty str), got {name!r}")
-    if name not in frame.collect_schema().names():
-        raise ValueError(f"the log has no column {name!r} (the {what} column); it has {frame.collect_schema().names()}")
+    from ._convert import schema_of
+
+    names = schema_of(frame).names()
+    if name not in names:
+        raise ValueError(f"the log has no column {name!r} (the {what} column); it has {names}")
     return name
 
 
@@ -281,15 +285,36 @@ def message_log(
     >>> log, log.load().tolist()
     (MessageLog(<2 messages among 3 people>), [1.0, 2.0, 1.0])
     """
+    table, id_kind = message_rows(frame, message_id=message_id, sender=sender, recipient=recipient, time=time, words=words)
+    return _build(table, id_kind)
+
+
+def message_rows(
+    frame: Any,
+    *,
+    message_id: str = "message_id",
+    sender: str = "sender",
+    recipient: str = "recipient",
+    time: str | None = None,
+    words: str | None = None,
+    text: str | None = None,
+) -> tuple[Any, str | None]:
+    """The rows of a message table after :func:`message_log`'s checks, collected: columns
+    ``__id``, ``__s``, ``__r`` (one recipient per row), and ``__time`` / ``__words`` / ``__text``
+    for the optional columns; returns ``(rows, id_kind)``. Every reader of a message table goes
+    through it (:func:`message_log`, the text front end's person tables), so that a table one of
+    them refuses, all refuse. Schema errors come first, before any value is read; the errors on
+    values name the broken rule, never a value (a refusal must not tell a secret). ``text``:
+    an optional ``String`` column read as part of a message's header (one text per message)."""
     import polars as pl
 
-    from ._convert import _check_id_columns
+    from ._convert import _check_id_columns, _collect, schema_of
 
     if isinstance(frame, pl.DataFrame):
         frame = frame.lazy()
     if not isinstance(frame, pl.LazyFrame):
         raise TypeError(f"frame must be a Polars DataFrame or LazyFrame, got {type(frame).__name__}")
-    schema = frame.collect_schema()
+    schema = schema_of(frame)
     _column(frame, message_id, "message_id")
     _column(frame, sender, "sender")
     _column(frame, recipient, "recipient")
@@ -300,7 +325,7 @@ def message_log(
         frame = frame.explode(recipient)
     _check_ids(schema[message_id], "message_id")
     # the person unit's rules: one integer or text dtype for both columns (nulls: on the snapshot)
-    id_kind = _check_id_columns(frame.collect_schema(), sender, recipient, "log")
+    id_kind = _check_id_columns(schema_of(frame), sender, recipient, "log")
     extra = []
     if time is not None:
         _column(frame, time, "time")
@@ -318,9 +343,14 @@ def message_log(
             extra.append(pl.col(words).cast(pl.Int64, strict=False).alias("__words"))
         else:
             raise TypeError(f"words column {words!r} must be an integer count, a List of tokens or a String, got {dtype}")
-    table = frame.select(
+    if text is not None:
+        _column(frame, text, "text")
+        if schema[text] not in (pl.String, pl.Null):
+            raise TypeError(f"text column {text!r} must be a String (null: no text), got {schema[text]}")
+        extra.append(pl.col(text).cast(pl.String).alias("__text"))
+    table = _collect(frame.select(
         pl.col(message_id).alias("__id"), pl.col(sender).alias("__s"), pl.col(recipient).alias("__r"), *extra
-    ).collect()
+    ))
     if table["__id"].null_count():
         raise ValueError("the message_id column has nulls: every row must name its message")
     if table["__s"].null_count() or table["__r"].null_count():
@@ -330,7 +360,30 @@ def message_log(
         )
     if "__words" in table.columns and (table["__words"].null_count() or (table["__words"] < 0).any()):
         raise ValueError("the words column has nulls, negative counts or counts above 2**63 - 1")
-    return _build(table, id_kind)
+    return table, id_kind
+
+
+_HEADER = {"__s": "sender", "__time": "time", "__words": "words", "__text": "text"}
+
+
+def per_message(rows: Any) -> Any:
+    """One row per message of :func:`message_rows`' output, in first-seen order: ``__id``, each
+    header column's value (sender, time, words, text: refused when a message's rows disagree,
+    since one message has one header) and ``__r``, its distinct recipients in order."""
+    import polars as pl
+
+    header = [c for c in _HEADER if c in rows.columns]
+    grouped = rows.group_by("__id", maintain_order=True).agg(
+        *[pl.col(c).n_unique().alias(c + "_n") for c in header],
+        *[pl.col(c).first() for c in header],
+        pl.col("__r").unique(maintain_order=True),
+    )
+    for c in header:
+        if (grouped[c + "_n"] > 1).any():
+            raise ValueError(
+                f"a message has rows with different {_HEADER[c]}s: one message has one header (check the message_id column)"
+            )
+    return grouped.drop([c + "_n" for c in header])
 
 
 def _check_ids(dtype: Any, what: str) -> None:
@@ -345,28 +398,19 @@ def _build(table: Any, id_kind: str | None = None) -> MessageLog:
 
     people = pl.concat([table["__s"], table["__r"]]).unique().sort()
     person_index = {p: i for i, p in enumerate(people.to_list())}
-    header = [c for c in ("__s", "__time", "__words") if c in table.columns]
-    per_message = table.group_by("__id", maintain_order=True).agg(
-        *[pl.col(c).n_unique().alias(c + "_n") for c in header],
-        *[pl.col(c).first() for c in header],
-        pl.col("__r").unique(maintain_order=True),
-    )
-    for c in header:
-        if (per_message[c + "_n"] > 1).any():
-            name = {"__s": "sender", "__time": "time", "__words": "words"}[c]
-            raise ValueError(f"a message has rows with different {name}s: one message has one header (check the message_id column)")
-    senders = np.array([person_index[s] for s in per_message["__s"].to_list()], dtype=np.int64)
+    messages = per_message(table)
+    senders = np.array([person_index[s] for s in messages["__s"].to_list()], dtype=np.int64)
     owner_lists, pair_lists = [], []
-    for s, recipients in zip(senders.tolist(), per_message["__r"].to_list()):
+    for s, recipients in zip(senders.tolist(), messages["__r"].to_list()):
         r = [person_index[x] for x in recipients]
         others = [x for x in dict.fromkeys(r) if x != s]
         owner_lists.append([s, *others])
         pair_lists.append(others)
-    recipients_count = np.array([len(set(r)) for r in per_message["__r"].to_list()], dtype=np.int64)
+    recipients_count = np.array([len(set(r)) for r in messages["__r"].to_list()], dtype=np.int64)
     owner_indptr, owners = _csr(owner_lists)
     pair_indptr, pair_recipients = _csr(pair_lists)
-    time = per_message["__time"].to_numpy().astype("datetime64[us]") if "__time" in per_message.columns else None
-    words = per_message["__words"].to_numpy().astype(np.int64) if "__words" in per_message.columns else None
+    time = messages["__time"].to_numpy().astype("datetime64[us]") if "__time" in messages.columns else None
+    words = messages["__words"].to_numpy().astype(np.int64) if "__words" in messages.columns else None
     return MessageLog(
         people=np.asarray(people.to_list(), dtype=object), owner_indptr=owner_indptr, owners=owners, sender=senders,
         recipients=recipients_count, pair_indptr=pair_indptr, pair_recipients=pair_recipients, time=time, words=words,
@@ -554,7 +598,6 @@ def _solve_packing(indptr, owners, num_people, psi, tau, load) -> float:
     # so the solver's absolute tolerances mean the same thing on every log
     weights = np.minimum(psi[index], tau) / tau
     a = _incidence(heavy_indptr, heavy_owners, people.shape[0])
-    gap = None
     # interior point with crossover first (an order of magnitude faster than the simplex on these
     # degenerate programs: 500,000 messages at τ = 16 in 15 s against 160 s), the dual simplex if
     # its solution cannot be certified
@@ -574,7 +617,7 @@ def _solve_packing(indptr, owners, num_people, psi, tau, load) -> float:
         gap = dual - primal
         if gap <= LP_TOLERANCE:
             return fixed + tau * primal
-    raise _uncertified(gap)
+    raise _uncertified()
 
 
 def _capped_pairs(log: MessageLog, tau: float) -> float:
@@ -603,7 +646,6 @@ def _capped_pairs(log: MessageLog, tau: float) -> float:
     ]).tocsr()
     b_ub = np.concatenate([np.full(log.num_people, tau), np.zeros(num_pairs)])
     c = np.concatenate([np.zeros(m), -np.ones(num_pairs)])
-    gap = None
     for method in ("highs-ipm", "highs-ds"):  # as in _solve_packing
         res = linprog(c, A_ub=a_ub, b_ub=b_ub, bounds=(0.0, 1.0), method=method)
         if res.status != 0:
@@ -622,7 +664,7 @@ def _capped_pairs(log: MessageLog, tau: float) -> float:
         gap = (dual - primal) / tau
         if gap <= LP_TOLERANCE:
             return primal
-    raise _uncertified(gap)
+    raise _uncertified()
 
 
 def _tightest_ratio(indptr: np.ndarray, owners: np.ndarray, person_load: np.ndarray, tau: float) -> np.ndarray:
@@ -636,12 +678,12 @@ def _tightest_ratio(indptr: np.ndarray, owners: np.ndarray, person_load: np.ndar
     return scale
 
 
-def _uncertified(gap: float | None) -> RuntimeError:
+def _uncertified() -> RuntimeError:
     """The solver's failure (never observed on the programs above, normalised to units of ``τ``;
     an error that depends on the data only through a numerical failure, raised before any
     noise is drawn, so nothing is released)."""
-    reason = "no solution" if gap is None else f"certified gap {gap:.3g}·τ"
-    return RuntimeError(f"the capped total's linear program was not solved to within {LP_TOLERANCE}·τ ({reason}); nothing is released")
+    # never the gap's size: it is computed from the data (a refusal names the failure only)
+    return RuntimeError(f"the capped total's linear program was not solved to within {LP_TOLERANCE}·τ; nothing is released")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -692,13 +734,22 @@ def make_capped_total(input_domain: dp.Domain, input_metric: dp.Metric, cap: flo
     dp.assert_features("contrib", "honest-but-curious")
     _check_space(input_domain, input_metric)
     tau, kind = _cap(cap), _kind(of)
-    return dp.t.make_user_transformation(
+    total = dp.t.make_user_transformation(
         input_domain,
         input_metric,
         dp.atom_domain(T=float, nan=False),
         dp.absolute_distance(T=float),
         lambda log: capped_total(log, tau, kind),
         lambda d_in: _round_up(tau * (_person_count(d_in) + LP_TOLERANCE)),
+    )
+    return state_bias(total, capped_bias(f"the cap τ = {tau:g}"))
+
+
+def capped_bias(cap: str) -> str:
+    """What a capped total drops, for :func:`opendp_graph.accuracy`'s ``not_included``."""
+    return (
+        f"each person's share above {cap} (the linear program keeps at most that much of anyone's): the interval "
+        "is around the capped total, at most the true total; no public figure bounds the difference"
     )
 
 
@@ -729,7 +780,7 @@ def make_capped_total_ladder(input_domain: dp.Domain, input_metric: dp.Metric, c
     def function(log: MessageLog) -> list[float]:
         return [capped_total(log, tau, kind) / tau for tau in values]
 
-    return unit_ladder(input_domain, input_metric, rungs, function)
+    return state_bias(unit_ladder(input_domain, input_metric, rungs, function), capped_bias("each rung's cap"))
 
 
 def unit_ladder(input_domain: dp.Domain, input_metric: dp.Metric, rungs: int, function) -> dp.Transformation:

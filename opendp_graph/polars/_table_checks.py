@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._convert import _collect
+from ._convert import _collect, schema_of
 
 __all__ = ["rows_per_person", "rows_per_pair", "pair_identifier"]
 
@@ -109,7 +109,7 @@ def _check_table(unit: Any, frame: Any) -> None:
     from ._convert import _as_lazy, _refuse_null_ids
 
     lazy = _as_lazy(frame)
-    _check_schema(unit, lazy.collect_schema())
+    _check_schema(unit, schema_of(lazy))
     _refuse_null_ids(lazy, unit.src, unit.dst)
     if unit.max_messages is None:
         return

@@ -33,9 +33,12 @@ from typing import Any
 import numpy as np
 import opendp.prelude as dp
 
+from ..core._bias import state_bias
 from ..core._checks import budget_share, open_probability, positive_finite
 from ..measurements.accuracy import attach_choice_accuracy
-from ._messages import LP_TOLERANCE, MessageLog, _caps, _check_space, _kind, _person_count, _round_up, capped_total, require_log, unit_ladder
+from ._messages import (
+    LP_TOLERANCE, MessageLog, _caps, _check_space, _kind, _person_count, _round_up, capped_bias, capped_total, require_log, unit_ladder,
+)
 
 __all__ = ["make_window_capped_totals", "make_window_ladder", "make_private_window_totals", "WindowTotalsRelease"]
 
@@ -89,7 +92,7 @@ def make_window_capped_totals(
     def function(log: Any) -> list[float]:
         return [capped_total(part, tau, kind) for part in _window_logs(log, bounds)]
 
-    return dp.t.make_user_transformation(
+    totals = dp.t.make_user_transformation(
         input_domain,
         input_metric,
         dp.vector_domain(dp.atom_domain(T=float, nan=False), size=count),
@@ -97,6 +100,7 @@ def make_window_capped_totals(
         function,
         lambda d_in: _round_up(count * tau * (_person_count(d_in) + LP_TOLERANCE)),
     )
+    return state_bias(totals, capped_bias(f"the cap τ = {tau:g} in each window"))
 
 
 def make_window_ladder(
@@ -117,7 +121,7 @@ def make_window_ladder(
         parts = _window_logs(log, bounds)
         return [sum(capped_total(part, tau, kind) for part in parts) / (count * tau) for tau in values]
 
-    return unit_ladder(input_domain, input_metric, rungs, function)
+    return state_bias(unit_ladder(input_domain, input_metric, rungs, function), capped_bias("each rung's cap in each window"))
 
 
 @dataclass(frozen=True)

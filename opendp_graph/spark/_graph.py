@@ -229,6 +229,26 @@ class SparkGraph(DistributedGraph):
         return copy.deepcopy(self._cached(f"stats:{float(base)!r}", lambda: spark_neighbourhood_stats(self, base)))
 
 
+def _read(materialise: Any) -> Any:
+    """``materialise()``, the first read of a user's frame. Spark's errors about the plan's schema
+    (``AnalysisException``: columns, types) pass; an error raised while reading values (a failed
+    cast quotes the value: ``The value 'x9' ... cannot be cast``) is raised with its kind only."""
+    from pyspark.errors import AnalysisException, PySparkException
+
+    try:
+        return materialise()
+    except AnalysisException:
+        raise
+    except PySparkException:
+        # neither the message nor its class (which would say which step failed) is repeated; note
+        # that Spark's own log (stderr, log4j) still prints the failure with the value: set its
+        # level (spark.sparkContext.setLogLevel("OFF")) where that log is not the data holder's
+        raise ValueError(
+            "reading the frame failed in Spark; Spark's message is withheld because it can quote values of the private "
+            "data: read the frame yourself to see it"
+        ) from None
+
+
 def _first_row(frame: Any, *columns: Any) -> Any:
     return frame.agg(*columns).first()
 
@@ -271,8 +291,10 @@ def graph_from_spark(
     :raises ValueError: on nulls, negative or out-of-range indices, self-loops (``"error"``),
         label rows for pairs that are not edges, labels with a NUL character.
 
-    The checks run as Spark aggregations; only counts and the first offending node of a
-    self-loop (as in ``Graph.from_edges``) come back.
+    The checks run as Spark aggregations; a refusal names the broken rule, never a count, an id
+    or a value read from the data (as ``Graph.from_edges``), and an error of Spark's own while
+    reading the frames (a failed cast of a value) is raised with its kind only, its message
+    withheld (it can quote the data).
 
     *Lineage.* The input rows are read once, checked and made simple from that one read (a
     source read twice could give other rows than were checked), and the canonical frames are kept
@@ -297,31 +319,28 @@ def graph_from_spark(
     u, v = _column(src).cast("long"), _column(dst).cast("long")
     # checked and built from one materialised read: a source read twice (a table appended to, a
     # nondeterministic expression) could otherwise pass the checks with other rows than it builds
-    raw = edges_df.select(u.alias("u"), v.alias("v")).localCheckpoint(eager=True)
+    raw = _read(lambda: edges_df.select(u.alias("u"), v.alias("v")).localCheckpoint(eager=True))
     facts = _first_row(
         raw,
         F.sum(F.when(F.col("u").isNull() | F.col("v").isNull(), 1).otherwise(0)).alias("nulls"),
         F.min(F.least("u", "v")).alias("low"),
         F.max(F.greatest("u", "v")).alias("high"),
         F.sum(F.when(F.col("u") == F.col("v"), 1).otherwise(0)).alias("loops"),
-        F.min(F.when(F.col("u") == F.col("v"), F.col("u"))).alias("first_loop"),
     )
+    # the refusals below name the rule only: never a count, an index or a node of the data
     if facts["nulls"]:
-        raise ValueError(f"edges_df has {facts['nulls']} row(s) with a null {src} or {dst}")
+        raise ValueError(f"edges_df has a row with a null {src} or {dst}")
     if facts["low"] is not None and facts["low"] < 0:
-        raise ValueError(f"node indices must be non-negative, got {facts['low']}")
+        raise ValueError("node indices must be non-negative; edges_df holds a negative one")
     observed = 0 if facts["high"] is None else int(facts["high"]) + 1
     if num_nodes is None:
         if observed > MAX_NUM_NODES:
-            raise ValueError(f"an edge names node {observed - 1}, above the largest supported node index {MAX_NUM_NODES - 1}")
+            raise ValueError(f"an edge names a node above the largest supported node index {MAX_NUM_NODES - 1}")
         num_nodes = observed
     if observed > num_nodes:
-        raise ValueError(f"an edge names node {observed - 1}, but num_nodes is {num_nodes}")
-    loops = int(facts["loops"] or 0)
-    if loops and self_loops == "error":
-        raise ValueError(
-            f"graph has {loops} self-loop(s), e.g. at node {facts['first_loop']}; pass self_loops='drop' to remove them"
-        )
+        raise ValueError(f"an edge names a node outside 0..num_nodes-1 (num_nodes={num_nodes})")
+    if facts["loops"] and self_loops == "error":
+        raise ValueError("graph has self-loops; pass self_loops='drop' to remove them")
     n = max(num_nodes, 1)
     keys = (F.least("u", "v") * F.lit(n) + F.greatest("u", "v")).alias("eid")  # < n² <= 2**63
     edges = (
@@ -342,9 +361,8 @@ def graph_from_spark(
         labels = _canonical_labels(labels_df, src, dst, label, num_nodes, self_loops, edges, F, sql)
         if declared is not None:
             known = small_frame(session, {"label": (list(declared), "string")})
-            outside = labels.join(F.broadcast(known), "label", "left_anti").count()
-            if outside:
-                raise ValueError(f"labels_df has {outside} label row(s) outside the given vocabulary")
+            if labels.join(F.broadcast(known), "label", "left_anti").limit(1).count():
+                raise ValueError("labels_df has a label outside the given vocabulary")
     return SparkGraph._from_canonical(session, edges, labels, num_nodes, declared)
 
 
@@ -363,7 +381,7 @@ def _canonical_labels(labels_df: Any, src: str, dst: str, label: str, num_nodes:
         rows = rows.select("u", "v", F.explode_outer(F.col("label")).alias("label"))
     # Labels are compared as bytes, as Python compares strings: a column declared with another
     # collation (e.g. UTF8_LCASE) would make Spark group "A" with "a" and return either spelling
-    rows = rows.select("u", "v", F.collate(F.col("label"), "UTF8_BINARY").alias("label")).localCheckpoint(eager=True)
+    rows = _read(lambda: rows.select("u", "v", F.collate(F.col("label"), "UTF8_BINARY").alias("label")).localCheckpoint(eager=True))
     facts = _first_row(
         rows,
         F.sum(F.when(F.col("u").isNull() | F.col("v").isNull(), 1).otherwise(0)).alias("null_pairs"),
@@ -375,10 +393,10 @@ def _canonical_labels(labels_df: Any, src: str, dst: str, label: str, num_nodes:
         F.sum(F.when(~F.expr("is_valid_utf8(label)"), 1).otherwise(0)).alias("invalid"),
     )
     if facts["null_pairs"]:
-        raise ValueError(f"labels_df has {facts['null_pairs']} row(s) with a null {src} or {dst}")
+        raise ValueError(f"labels_df has a row with a null {src} or {dst}")
     # indices in range make eid = lo·n + hi one-to-one, so no label can land on another edge
     if facts["low"] is not None and (facts["low"] < 0 or facts["high"] >= num_nodes):
-        raise ValueError(f"labels_df names node indices outside 0..num_nodes-1 (num_nodes is {num_nodes})")
+        raise ValueError("labels_df names node indices outside 0..num_nodes-1 (the graph's nodes)")
     if facts["nul"]:
         check_label_names(["\x00"])  # the shared message for NUL characters
     if facts["invalid"]:
@@ -388,7 +406,6 @@ def _canonical_labels(labels_df: Any, src: str, dst: str, label: str, num_nodes:
         rows = rows.filter(F.col("u") != F.col("v"))  # the labels of a dropped self-loop go with it
     n = max(num_nodes, 1)
     keyed = rows.select((F.least("u", "v") * F.lit(n) + F.greatest("u", "v")).alias("eid"), "label")
-    orphans = keyed.join(edges.select("eid"), "eid", "left_anti").count()
-    if orphans:
-        raise ValueError(f"labels_df has {orphans} label row(s) for pairs that are not edges of edges_df; labels attach to edges")
+    if keyed.join(edges.select("eid"), "eid", "left_anti").limit(1).count():
+        raise ValueError("labels_df has labels for pairs that are not edges of edges_df; labels attach to edges")
     return keyed.dropDuplicates(["eid", "label"]).localCheckpoint(eager=True)

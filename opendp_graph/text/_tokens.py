@@ -133,8 +133,10 @@ def _frame(frame: Any, *columns: str):
     reads."""
     import polars as pl
 
+    from ..polars._convert import _collect  # Polars' errors on values withheld (they can quote the data)
+
     if isinstance(frame, pl.LazyFrame):
-        frame = frame.collect()
+        frame = _collect(frame)
     if not isinstance(frame, pl.DataFrame):
         raise TypeError(f"frame must be a polars DataFrame or LazyFrame, got {type(frame).__name__}")
     for name in columns:
@@ -249,9 +251,10 @@ def pair_label_graph(frame: Any, nodes: Sequence[Any], labeler: Callable[[str | 
     import polars as pl
 
     from ..polars import graph_from_polars
+    from ..polars._convert import _collect
 
     if isinstance(frame, pl.LazyFrame):
-        frame = frame.collect()
+        frame = _collect(frame)
     labels = _per_text(frame, text, labeler)
     rows = frame.select(src, dst).with_columns(pl.Series("labels", labels, dtype=pl.List(pl.String)))
     self_messages = rows.filter(pl.col(src) == pl.col(dst)).height
@@ -274,7 +277,7 @@ def delivery_ngrams(
     each on its **pair** (``pair``: the two ids joined by ``|``, smaller first). For OpenDP's
     Polars Context with the pair as the identifier of the privacy unit (edge level:
     ``dp.unit_of(contributions=1, identifier="pair")``), where OpenDP's ``truncate_per_group(L)``
-    bounds each pair's rows and ``group_by("ngram").agg(dp.len())`` counts **per message** on
+    bounds each pair's rows and ``group_by("ngram").agg(dp.len(signed=True))`` counts **per message** on
     each pair (a repeated subject counts each time, unlike :func:`pair_ngram_graph`'s sets).
     Messages to oneself have no pair and are left out. Columns: ``pair``, ``message_id``, the
     ``time`` if the frame has one, ``ngram``; rows in the frame's order (sort it by time first to
@@ -334,21 +337,30 @@ def person_ngram_table(
 def person_label_table(frame: Any, labeler: Any, *, text: str, src: str, dst: str, message_id: str):
     """One row per message: ``owners`` (sender first, then the recipients, distinct) and
     ``ngrams``, the ``labeler`` of its text (computed once per distinct text). The one builder
-    behind :func:`person_ngram_table` and :func:`~opendp_graph.text.person_cooccurrence_table`."""
+    behind :func:`person_ngram_table` and :func:`~opendp_graph.text.person_cooccurrence_table`.
+
+    The table is read by :func:`opendp_graph.polars.message_log`'s own checks
+    (``polars._messages.message_rows``), so it refuses what ``message_log`` refuses, with the same
+    words: a null ``message_id``, sender or recipient; sender and recipient columns of different
+    dtypes (one id type per person); and a message whose rows disagree on the sender **or the
+    text** (two messages given one id). The person-level map counts a message once per owner;
+    rows of two messages merged under one id would move by twice the map when one sender is
+    removed (issue 39's counterexample), so one id must name one message with one header.
+    """
     import polars as pl
 
-    frame = _frame(frame, text, src, dst, message_id)
-    messages = frame.group_by(message_id, maintain_order=True).agg(
-        pl.col(text).first(), pl.col(src).first(), pl.col(dst)
-    )
-    labels = _per_text(messages, text, labeler)
+    from ..polars._messages import message_rows, per_message
+
+    rows, _ = message_rows(frame, message_id=message_id, sender=src, recipient=dst, text=text)
+    messages = per_message(rows)
+    labels = _per_text(messages, "__text", labeler)
     owners = [
-        list(dict.fromkeys([s, *recipients]))
-        for s, recipients in zip(messages[src].to_list(), messages[dst].to_list())
+        [s, *(r for r in dict.fromkeys(recipients) if r != s)]
+        for s, recipients in zip(messages["__s"].to_list(), messages["__r"].to_list())
     ]
     return pl.DataFrame({
-        message_id: messages[message_id],
-        "owners": pl.Series(owners, dtype=pl.List(frame.schema[src])),
+        message_id: messages["__id"],
+        "owners": pl.Series(owners, dtype=pl.List(rows.schema["__s"])),
         "ngrams": pl.Series(labels, dtype=pl.List(pl.String)),
     })
 
@@ -370,13 +382,16 @@ def split_by_time(frame: Any, *boundaries: Any, time: str = "time") -> tuple:
 
     if not boundaries:
         raise ValueError("give at least one boundary time")
-    if time not in frame.collect_schema().names():
+    from ..polars._convert import schema_of
+
+    schema = schema_of(frame)
+    if time not in schema.names():
         raise ValueError(f"the frame has no time column {time!r}")
     cuts = [utc_datetime("a boundary", b) for b in boundaries]
     if any(b >= a for a, b in zip(cuts[1:], cuts)):
         raise ValueError("boundaries must be strictly increasing")
     column = pl.col(time)
-    dtype = frame.collect_schema()[time]
+    dtype = schema[time]
     zone = getattr(dtype, "time_zone", None)
 
     def lit(value: datetime):

@@ -39,6 +39,7 @@ import opendp.prelude as dp
 import scipy.sparse as sp
 
 from ..core._checks import positive_integer, property_names
+from ..core._bias import state_bias
 from ..core import _kernels
 from ..core._distributed import DistributedGraph
 from ..core.domains import GraphDomain, graph_domain_descriptor
@@ -168,6 +169,19 @@ def _contribution(c: int, domain: GraphDomain, counted: int | None, input_metric
     cap = domain.max_labels_per_edge
     uncapped = not metric_descriptor(input_metric).label_cap_lowers_sensitivity
     return LabelContribution(c, counted=counted, domain_cap=cap, uncapped=uncapped)
+
+
+def _cap_bias(contribution: LabelContribution) -> str | None:
+    """What the per-edge cap drops, in words (``None`` where it cannot bind on the domain): the
+    statement :func:`opendp_graph.accuracy` shows beside a label release's half-width."""
+    if not contribution.can_displace:
+        return None
+    c = contribution.c
+    return (
+        f"the properties beyond the first {c} per pair (in the vocabulary's order) that the cap c = {c} drops: each "
+        "interval is around the capped count, which is at most the true count; no public figure bounds the "
+        f"difference (a domain promise max_labels_per_edge ≤ {c} would make it zero)"
+    )
 
 
 def _applied_cap(contribution: LabelContribution) -> int | None:
@@ -405,7 +419,7 @@ def make_label_counts(
         "linf": LABEL_COUNTS_LINF,
         "linf_monotonic": LABEL_COUNTS_MONOTONIC,
     }[norm]
-    return make_graph_transformation(
+    counts = make_graph_transformation(
         input_domain,
         input_metric,
         query=query,
@@ -414,6 +428,8 @@ def make_label_counts(
         function=lambda g: label_counts(g, applied, vocab),
         params={"c": contribution},
     )
+    counts.counted_keys = vocab  # the vector's labels, position by position (checked by text releases)
+    return state_bias(counts, _cap_bias(contribution))
 
 
 _L2 = """
@@ -520,7 +536,7 @@ def make_label_count_map(
             )
     contribution = _contribution(c, domain, None if vocab is None else len(vocab), input_metric)
     applied = _applied_cap(contribution)
-    return make_graph_transformation(
+    counts = make_graph_transformation(
         input_domain,
         input_metric,
         query=query,
@@ -529,6 +545,7 @@ def make_label_count_map(
         function=lambda g: label_count_map(g, applied, vocab),
         params={"c": contribution},
     )
+    return state_bias(counts, _cap_bias(contribution))
 
 
 make_label_count_map.__doc__ += _LABEL_GUARANTEE + _L2

@@ -114,7 +114,7 @@ def test_bad_indices():
         Graph.from_edges([0], [5], num_nodes=3)
     with pytest.raises(ValueError, match="different lengths"):
         Graph.from_edges([0, 1], [1])
-    with pytest.raises(ValueError, match="labels has"):
+    with pytest.raises(ValueError, match="labels must hold one entry per edge"):
         Graph.from_edges([0, 1], [1, 2], labels=[["a"]])
     with pytest.raises(TypeError, match="networkx"):
         Graph.from_networkx([(0, 1)])

@@ -25,6 +25,8 @@ from opendp_graph.core.graph import MAX_NUM_NODES
 
 LIMIT = MAX_NUM_NODES
 TOP = LIMIT - 1  # the largest node index
+# one message whatever the offending value's kind (issue 39: the kind is read off the data)
+NOT_INDICES = r"^src must hold integer node indices \(integers, or floats that are whole numbers\)$"
 
 
 # ----------------------------------------------------------------------------- node-count limit
@@ -75,7 +77,7 @@ def test_keys_that_used_to_wrap_are_refused():
     n = 2**32
     with pytest.raises(ValueError, match="num_nodes"):
         Graph.from_arrays(np.array([n - 2]), np.array([n - 1]), n)
-    with pytest.raises(ValueError, match="exceeds the largest supported node index"):
+    with pytest.raises(ValueError, match="a node index above the largest supported node index"):
         Graph.from_edges([n - 2], [n - 1])  # num_nodes inferred
 
 
@@ -138,7 +140,7 @@ def test_numpy_integer_num_nodes_is_fine():
 def test_huge_node_index_is_refused_before_casting(ids, build):
     other = np.zeros(len(ids), dtype=np.int64) + 1
     num_nodes = None if build == "from_edges" else LIMIT
-    with pytest.raises(ValueError, match=rf"^src holds node index \d+, which exceeds the largest supported node index {TOP}"):
+    with pytest.raises(ValueError, match=rf"^src holds a node index above the largest supported node index {TOP}"):
         getattr(Graph, build)(ids, other, num_nodes)
 
 
@@ -146,25 +148,25 @@ def test_huge_node_index_is_refused_before_casting(ids, build):
     "ids, err, match",
     [
         (np.array([0, 1], dtype=object), None, None),  # Python ints in an object array: fine
-        (np.array([0, "a"], dtype=object), TypeError, "src must hold integer node indices, got 'a'"),
+        (np.array([0, "a"], dtype=object), TypeError, NOT_INDICES),
         (np.array([0, 1.5], dtype=object), TypeError, "src must hold integer node indices"),
         (np.array([0, None], dtype=object), TypeError, "src must hold integer node indices"),
-        (np.array(["0", "1"]), TypeError, "src must hold integer node indices, got dtype <U1"),
+        (np.array(["0", "1"]), TypeError, NOT_INDICES),
         ([b"0", b"1"], TypeError, "src must hold integer node indices"),
         ("01", TypeError, "src must be a one-dimensional array or sequence of node indices, got str"),
         ({0, 1}, TypeError, "src must be a one-dimensional array or sequence of node indices, got set"),
         (5, TypeError, "src must be a one-dimensional array or sequence"),
-        ([True, False], TypeError, "src must hold integer node indices, got a bool"),
-        ([1, True], TypeError, "src must hold integer node indices, got a bool"),
-        (np.array([1, 0], dtype=bool), TypeError, "src must hold integer node indices, got dtype bool"),
-        (np.array([1, 0], dtype="m8[s]"), TypeError, "src must hold integer node indices, got dtype timedelta64"),
-        (np.array([1, 0], dtype=complex), TypeError, "src must hold integer node indices, got dtype complex128"),
+        ([True, False], TypeError, NOT_INDICES),
+        ([1, True], TypeError, NOT_INDICES),
+        (np.array([1, 0], dtype=bool), TypeError, NOT_INDICES),
+        (np.array([1, 0], dtype="m8[s]"), TypeError, NOT_INDICES),
+        (np.array([1, 0], dtype=complex), TypeError, NOT_INDICES),
         ([datetime.date(2020, 1, 1)] * 2, TypeError, "src must hold integer node indices"),
-        (np.array([1.0, np.nan]), TypeError, "src must hold integer node indices, got nan"),
-        (np.array([1.0, np.inf]), TypeError, "src must hold integer node indices, got inf"),
-        (np.array([0.5, 1.0]), TypeError, r"non-integer floats \(e.g. 0.5\)"),
-        ([-1, 0], ValueError, r"src holds a negative node index \(-1\)"),
-        (np.array([-3.0, 0.0]), ValueError, r"src holds a negative node index \(-3\)"),
+        (np.array([1.0, np.nan]), TypeError, NOT_INDICES),
+        (np.array([1.0, np.inf]), TypeError, NOT_INDICES),
+        (np.array([0.5, 1.0]), TypeError, NOT_INDICES),
+        ([-1, 0], ValueError, r"src holds a negative node index$"),
+        (np.array([-3.0, 0.0]), ValueError, r"src holds a negative node index$"),
         ([[0, 1]], ValueError, "src must be one-dimensional"),
     ],
 )
@@ -193,7 +195,7 @@ def test_unsigned_and_float_indices_equal_int_indices():
 
 # ----------------------------------------------------------------------------- node ids
 def test_node_ids_must_be_hashable():
-    with pytest.raises(TypeError, match=r"node_ids must be hashable, got \[1\] \(list\)"):
+    with pytest.raises(TypeError, match=r"^node_ids must be hashable$"):
         Graph.from_edges([0], [1], node_ids=["a", [1]])
     with pytest.raises(TypeError, match="node_ids must be hashable"):
         Graph.from_arrays(np.array([0]), np.array([1]), 2, node_ids=[{}, "b"])
@@ -232,19 +234,19 @@ def _arrays(**kw):
     ],
 )
 def test_label_matrix_must_hold_zeros_and_ones(bad):
-    with pytest.raises(ValueError, match=r"^label_matrix must hold 0/1 \(or bool\) entries, got "):
+    with pytest.raises(ValueError, match=r"^label_matrix must hold 0/1 \(or bool\) entries$"):
         _arrays(label_matrix=bad)
 
 
 @pytest.mark.parametrize(
     "bad, err, match",
     [
-        (np.array([["1", "0"], ["0", "1"]]), TypeError, "label_matrix must hold 0/1 .* got dtype <U1"),
-        (np.array([[1, 0], [0, 1]], dtype=object), TypeError, "label_matrix must hold 0/1 .* got dtype object"),
-        (sp.csr_array(np.array([[1, 0], [0, 1]], dtype=complex)), TypeError, "label_matrix .* got dtype complex128"),
+        (np.array([["1", "0"], ["0", "1"]]), TypeError, "label_matrix must hold 0/1 .* got strings"),
+        (np.array([[1, 0], [0, 1]], dtype=object), TypeError, "label_matrix must hold 0/1 .* got Python objects"),
+        (sp.csr_array(np.array([[1, 0], [0, 1]], dtype=complex)), TypeError, "label_matrix .* got complex numbers"),
         (np.array([1, 0]), ValueError, "label_matrix must be two-dimensional"),
-        (np.ones((3, 2)), ValueError, r"label_matrix has shape \(3, 2\), expected \(2, 2\)"),
-        (np.ones((2, 3)), ValueError, r"label_matrix has shape \(2, 3\), expected \(2, 2\)"),
+        (np.ones((3, 2)), ValueError, r"label_matrix must have one row per edge and one column per vocabulary entry \(2\)"),
+        (np.ones((2, 3)), ValueError, r"label_matrix must have one row per edge and one column per vocabulary entry \(2\)"),
     ],
 )
 def test_label_matrix_type_and_shape(bad, err, match):
@@ -266,9 +268,9 @@ def test_zero_one_label_matrices_of_any_numeric_dtype_agree():
 @pytest.mark.parametrize(
     "vocabulary, match",
     [
-        ([1, 2], r"vocabulary must hold strings, got 1 \(int\)"),
-        (["x", None], r"vocabulary must hold strings, got None"),
-        (["x", b"y"], r"vocabulary must hold strings, got b'y'"),
+        ([1, 2], r"vocabulary must hold strings"),
+        (["x", None], r"vocabulary must hold strings"),
+        (["x", b"y"], r"vocabulary must hold strings"),
         ("xy", "vocabulary must be a sequence of strings, got a single string 'xy'"),
         ({"x", "y"}, "vocabulary must be an ordered sequence"),
     ],
@@ -292,7 +294,7 @@ def test_labels_must_be_one_set_per_edge():
 
 def test_with_label_sets_checks_its_argument():
     g = Graph.from_edges([0, 1], [1, 2])
-    with pytest.raises(ValueError, match="got 3 label sets for 2 edges"):
+    with pytest.raises(ValueError, match="label_sets must hold one label set per edge"):
         g.with_label_sets([["a"], "oops", ["b"]])  # the length, not the second entry, is the problem
     with pytest.raises(TypeError, match="label_sets must be a sequence of label sets"):
         g.with_label_sets("ab")

@@ -75,3 +75,25 @@ def test_refusals_are_stated():
             dpg.choose_noise(LABELED, dpg.edge_distance(), dpg.make_label_counts, 3, VOCAB, **bad)
     with pytest.raises(TypeError):
         dpg.choose_noise(LABELED, dpg.edge_distance(), "label_counts", 3, VOCAB, epsilon=1.0)
+
+
+def test_person_level_text_counts_have_a_route():
+    """Issue 39, item 7: choose_noise with make_person_ngram_counts failed with advice for a
+    developer ("subclass MetricDescriptor"). Person level now gets both routes, calibrated to the
+    person-level maps (ℓ1 D·L, ℓ2 D·√L), and the statement of the cap it shares."""
+    from opendp_graph import text as T
+
+    keys = ["gas", "power", "price"]
+    choice = dpg.choose_noise(T.person_text_domain(10), dpg.polars.person_log_distance(), T.make_person_ngram_counts,
+                              keys, 2, epsilon=1.0, delta=1e-6)
+    laplace, gaussian = choice.options
+    assert laplace.refused is None and gaussian.refused is None
+    assert laplace.scale == pytest.approx(20.0)  # ℓ1 = D·L = 20 at ε = 1
+    assert gaussian.measurement.map(1)[0] <= 1.0 and gaussian.measurement.map(1)[1] <= 1e-6
+    assert choice.not_included is not None and "max_ngrams = 2" in choice.not_included
+    assert "ranked on noise" in str(choice)
+    everything = dpg.choose_noise(T.person_text_domain(10), dpg.polars.person_log_distance(), T.make_person_ngram_counts,
+                                  keys, 3, epsilon=1.0)
+    assert everything.not_included is None  # L = 3 counts every key of a message: nothing dropped
+    with pytest.raises(TypeError, match="OpenDP metric"):
+        dpg.choose_noise(T.person_text_domain(10), "person", T.make_person_ngram_counts, keys, 2, epsilon=1.0)

@@ -359,7 +359,7 @@ class TestWhatIsRead:
         ctx = dpg.context(g, (dpg.edge_distance(), 1), dp.loss_of(epsilon=1.0), split_evenly_over=2)
         query = ctx.query().edge_count().laplace()
         table = dpg.summarize(query)
-        assert table.row(0) == ("0", "discrete_laplace", query.param(), dpg.accuracy(query.resolve()).half_width, None)
+        assert table.row(0) == ("0", "discrete_laplace", query.param(), dpg.accuracy(query.resolve()).half_width, None, None)
         approx = dpg.context(g, (dpg.edge_distance(), 1), dp.loss_of(epsilon=1.0, delta=1e-6), split_evenly_over=2)
         zcdp = dpg.context(g, (dpg.edge_distance(), 1), dp.loss_of(rho=0.5), split_evenly_over=2)
         table = dpg.summarize({"approx": approx.query().edge_count().laplace(), "zcdp": zcdp.query().edge_count().gaussian()})
@@ -374,11 +374,14 @@ class TestWhatIsRead:
         hist = EDGE_SPACE >> dpg.then_degree_histogram(max_degree=20) >> dp.m.then_laplace(scale=4.0)
         thresholded = count_map >> dpg.then_laplace_threshold(scale=1.0, threshold=10)
         table = dpg.summarize([hist, thresholded], alpha=0.01)
-        assert table.columns == ["release", "noise", "scale", "accuracy", "threshold"]
+        assert table.columns == ["release", "noise", "scale", "accuracy", "threshold", "not_included"]
         assert table.rows() == [
-            ("0", "discrete_laplace", 4.0, float(dpg.accuracy(hist, 0.01).half_width), None),
-            ("1", "discrete_laplace", 1.0, float(dpg.accuracy(thresholded, 0.01).half_width), 10.0),
+            ("0", "discrete_laplace", 4.0, float(dpg.accuracy(hist, 0.01).half_width), None, None),
+            # one property per pair out of any number: the cap can bind, and the row says so
+            ("1", "discrete_laplace", 1.0, float(dpg.accuracy(thresholded, 0.01).half_width), 10.0,
+             dpg.accuracy(thresholded).not_included),
         ]
+        assert "c = 1" in dpg.accuracy(thresholded).not_included
         assert dpg.summarize({"hist": hist})["release"].to_list() == ["hist"]
         assert dpg.summarize([]).height == 0
 
@@ -397,7 +400,7 @@ class TestWhatIsRead:
         with pytest.raises(dataclasses.FrozenInstanceError):
             acc.half_width = 1
         assert str(acc) == (
-            "discrete_laplace noise of scale 1.0: each entry within ±3 of its true value with probability ≥ 95 % (per entry)"
+            "discrete_laplace noise of scale 1: each entry within ±3 of its true value with probability ≥ 95 % (per entry)"
         )
 
 
@@ -491,3 +494,76 @@ def test_tiny_discrete_laplace_scale_has_half_width_zero():
     q = math.exp(-1 / 0.3)
     h = noise_accuracy("discrete_laplace", 0.3, 1e-9, mechanism="make_laplace").half_width
     assert 2 * q ** (h + 1) / (1 + q) <= 1e-9 < 2 * q ** h / (1 + q)
+
+
+# ----------------------------------------------------------------------------- issue 39, item 7
+def test_an_n_gram_release_has_an_accuracy_per_order():
+    """dpg.accuracy(make_ngram_count_release(...)) raised; it now states each order's noise, and
+    summarize gives a row per order."""
+    from opendp_graph import text as T
+
+    space = dpg.graph_domain(labeled=True), dpg.edge_distance()
+    keys = {1: ["gas", "power"], 2: ["gas power"], 3: ["<s> gas power"]}
+    split = T.make_ngram_count_release(space, keys, max_ngrams_per_edge=4, rho=0.5, shares={1: 0.5, 2: 0.25, 3: 0.25})
+    g = dpg.Graph.from_edges([0], [1], num_nodes=2, labels=[["gas"]])
+    acc = dpg.accuracy(split)
+    assert isinstance(acc, dpg.measurements.accuracy.PartsAccuracy)
+    assert [label for label, _ in acc.parts] == ["order 1", "order 2", "order 3"]
+    scales = split(g).scales
+    for n in (1, 2, 3):
+        part = acc.for_part(f"order {n}")
+        assert part.noise == "discrete_gaussian" and part.scale == pytest.approx(scales[n])
+        assert part.half_width == dpg.measurements.accuracy.noise_accuracy("discrete_gaussian", scales[n], 0.05,
+                                                                         mechanism="make_gaussian").half_width
+    assert acc.worst is acc.for_part("order 2") or acc.worst.scale == max(p.scale for _, p in acc.parts)
+    table = dpg.summarize({"lm": split})
+    assert table["release"].to_list() == ["lm (order 1)", "lm (order 2)", "lm (order 3)"]
+    joint = T.make_ngram_count_release(space, keys, max_ngrams_per_edge=4, epsilon=1.0, joint=True)
+    (label, part), = dpg.accuracy(joint).parts
+    assert label == "every order" and part.noise == "discrete_laplace" and part.scale == pytest.approx(4.0)
+
+
+def test_printed_numbers_are_rounded_for_reading():
+    """"scale 320.00032000000004", "±958.6352861716048": what a person reads is rounded; the
+    fields keep full precision."""
+    from opendp_graph.measurements.accuracy import readable
+
+    acc = dpg.measurements.accuracy.noise_accuracy("laplace", 320.00032000000004, 0.05, mechanism="make_laplace")
+    assert "scale 320:" in str(acc) and "±958.6 " in str(acc)
+    assert acc.scale == 320.00032000000004
+    assert (readable(12345.678), readable(0.000123456), readable(7), readable(1234567)) == ("12,346", "0.0001235", "7", "1,234,567")
+
+
+def test_a_cap_that_can_bind_is_named_and_one_that_cannot_is_not():
+    """Under a per-pair cap the interval covers the capped count, not the true one (the chat log:
+    at c = 8 it missed the real count 31 % of the time). The accuracy says so whenever the cap can
+    drop a counted property, and says nothing when a public promise makes it harmless."""
+    vocabulary = ["a", "b", "c"]
+    capped = (dpg.graph_domain(labeled=True), dpg.edge_distance()) >> dpg.then_label_counts(1, vocabulary) >> dp.m.then_laplace(scale=1.0)
+    acc = dpg.accuracy(capped)
+    assert acc.not_included is not None and "c = 1" in acc.not_included and "value fed to the noise" in str(acc)
+    # the miss is real: one pair with all three properties; the capped count of "b" is 0, its truth 1
+    g = dpg.Graph.from_edges([0], [1], num_nodes=2, labels=[vocabulary])
+    counts = (dpg.graph_domain(labeled=True), dpg.edge_distance()) >> dpg.then_label_counts(1, vocabulary)
+    assert counts(g) == [1, 0, 0]
+    promised = (dpg.graph_domain(labeled=True, max_labels_per_edge=1), dpg.edge_distance()) >> dpg.then_label_counts(1, vocabulary)
+    assert dpg.accuracy(promised >> dp.m.then_laplace(scale=1.0)).not_included is None
+    wide = (dpg.graph_domain(labeled=True), dpg.edge_distance()) >> dpg.then_label_counts(3, vocabulary)
+    assert dpg.accuracy(wide >> dp.m.then_laplace(scale=1.0)).not_included is None
+    table = dpg.summarize({"capped": capped})
+    assert table["not_included"].to_list() == [acc.not_included]
+
+
+def test_polars_rows_say_they_cover_the_truncated_answer():
+    """OpenDP's Polars releases under an identifier unit truncate each identifier's rows before
+    they aggregate: summarize says the interval is around the truncated table's answer."""
+    import polars as pl
+
+    frame = pl.LazyFrame({"pair": ["a", "a", "b"], "x": [1, 2, 3]})
+    ctx = dp.Context.compositor(data=frame, privacy_unit=dp.unit_of(contributions=1, identifier="pair"),
+                                privacy_loss=dp.loss_of(epsilon=1.0), split_evenly_over=2)
+    row = dpg.summarize(ctx.query().truncate_per_group(2).select(dp.len(signed=True))).row(0, named=True)
+    assert "truncation" in row["not_included"]
+    plain = dp.Context.compositor(data=frame, privacy_unit=dp.unit_of(contributions=1),
+                                  privacy_loss=dp.loss_of(epsilon=1.0), split_evenly_over=2)
+    assert dpg.summarize(plain.query().select(dp.len(signed=True))).row(0, named=True)["not_included"] is None

@@ -126,10 +126,22 @@ def test_fit_beats_isotonic_on_the_same_opendp_release():
 
 
 def test_planned_noise_is_the_public_formula():
-    insertion = dpg.degree_distribution_noise(dpg.graph_domain(), dpg.node_insertion_distance(), 1.0, 40, num_nodes=47_538)
-    assert math.isclose(insertion, 41 * 41 / 47_538, rel_tol=1e-6)
-    rewiring = dpg.degree_distribution_noise(dpg.graph_domain(), dpg.node_distance(), 0.5, 10, num_nodes=1000)
+    space = dpg.graph_domain(), dpg.node_insertion_distance()
+    raw = dpg.degree_distribution_noise(*space, 1.0, 40, num_nodes=47_538, postprocess="isotonic")
+    assert math.isclose(raw, 41 * 41 / 47_538, rel_tol=1e-6)
+    rewiring = dpg.degree_distribution_noise(dpg.graph_domain(), dpg.node_distance(), 0.5, 10, num_nodes=1000,
+                                             postprocess="isotonic")
     assert math.isclose(rewiring, 2 * 10 * 11 / (0.5 * 1000), rel_tol=1e-6)
+    # the fit's noise (the default): min((θ + 1)·scale, √(n·scale)) / n
+    fitted = dpg.degree_distribution_noise(*space, 1.0, 40, num_nodes=47_538)
+    assert math.isclose(fitted, math.sqrt(47_538 * 41) / 47_538, rel_tol=1e-6)
+    # issue 39: on 5,900 people θ = 64 was planned at 1.41·n (raw) where the release's whole error
+    # was 0.149·n; the fitted figure is close to what the release kept
+    rewired = dpg.graph_domain(), dpg.node_distance()
+    assert round(dpg.degree_distribution_noise(*rewired, 1.0, 64, num_nodes=5_900, postprocess="isotonic"), 2) == 1.41
+    assert round(dpg.degree_distribution_noise(*rewired, 1.0, 64, num_nodes=5_900), 3) == 0.147
+    with pytest.raises(ValueError, match="postprocess"):
+        dpg.degree_distribution_noise(*space, 1.0, 64, num_nodes=5_900, postprocess="raw")
     with pytest.raises(ValueError, match="theta"):
         dpg.degree_distribution_noise(dpg.graph_domain(), dpg.node_distance(), 1.0, 0, num_nodes=10)
     with pytest.raises(ValueError, match="num_nodes"):

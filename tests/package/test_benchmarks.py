@@ -300,3 +300,18 @@ def test_language_model_set_union_and_topics_quick_run(dataset):
     topics = _run_module(["benchmarks.topics", "--runs", "1", "--epsilons", "10", "--data", str(folder)])
     rows = [line for line in topics.splitlines() if "ε = 10 (scale" in line]
     assert len(rows) == 6 and all("NPMI" in line for line in rows)
+
+
+def test_the_language_model_benchmarks_cut_at_public_dates():
+    """Issue 39, item 7: the held-out period started at the 80th percentile of all the messages'
+    times, the private period's included: a release parameter read off private data. The cuts are
+    now public dates fixed in the benchmark (the tutorial uses the same Enron date)."""
+    from datetime import datetime, timezone
+
+    from benchmarks import language_model as lm
+
+    log = lm.split_log(synthetic=True)
+    held_out = datetime.fromisoformat(lm.SYNTHETIC_HELD_OUT).replace(tzinfo=timezone.utc)
+    assert log["private"]["time"].max() < held_out <= log["held"]["time"].min()
+    tutorial = (REPO / "tutorials" / "language_model.ipynb").read_text(encoding="utf-8")
+    assert f'held_start = \\"{lm.HELD_OUT}\\"' in tutorial and "int(0.8 *" not in tutorial

@@ -161,3 +161,29 @@ def test_a_roster_of_the_wrong_id_kind_is_refused_on_an_empty_log_too():
         with pytest.raises(TypeError, match="person ids are text") as caught:
             dpg.release(meas, log)
         assert not str(caught.value).rstrip().endswith('")')
+
+
+def test_at_bound_is_never_negative_and_its_interval_covers():
+    """Issue 39, item 7: at_bound is a difference of two noisy entries and came out -503 and
+    -1,437 "people". It is clamped at 0, and at_bound_interval(alpha) covers the true count in at
+    least 1 - alpha of releases (measured here: 200 releases of a noisy histogram)."""
+    from opendp_graph.measurements.degree_distribution import DegreeDistributionRelease
+
+    import numpy as np
+
+    roster = list(range(12))
+    meas = dpg.polars.make_private_message_count_histogram(*SPACE, 0.5, [2], roster=roster)
+    messages = [(0, (1,)), (0, (2,)), (0, (3,)), (4, (5,)), (6, (6,))]
+    log = direct_log(messages, people=roster)
+    truth, covered, negative_raw = 1, 0, 0
+    for _ in range(200):
+        release = meas(log)
+        assert release.at_bound >= 0
+        low, high = release.at_bound_interval(0.1)
+        assert 0 <= low <= release.at_bound <= high
+        covered += low <= truth <= high
+        negative_raw += release.noisy_cumulative[-1] < release.noisy_cumulative[-2]
+    assert covered >= 0.9 * 200 and negative_raw > 0  # the raw difference did go below zero
+    fixed = DegreeDistributionRelease(theta=2, histogram=np.zeros(3), noisy_cumulative=np.array([10.0, 900.0, 397.0]),
+                                      noise_scale=100.0)
+    assert fixed.at_bound == 0.0 and fixed.at_bound_interval(0.05)[0] == 0.0 and fixed.at_bound_interval(0.05)[1] > 0

@@ -48,6 +48,7 @@ def direct_log(messages, words=None, people=PEOPLE):
         recipients=np.array([len(set(r)) for _, r in messages], dtype=np.int64),
         pair_indptr=pair_indptr, pair_recipients=np.array([x for p in pairs for x in p], dtype=np.int64),
         words=None if words is None else np.asarray(words, dtype=np.int64),
+        id_kind="text" if people and isinstance(people[0], str) else "integer",
     )
 
 

@@ -227,3 +227,21 @@ def test_epsilon_delta_through_zcdp_with_zcdp_budget():
     for bad in [(0.0, 1e-6), (1.0, 0.0), (1.0, 1.0), (1.0, True)]:
         with pytest.raises(ValueError):
             dpg.zcdp_budget(*bad)
+
+
+@pytest.mark.parametrize("epsilon, delta", [(1.0, 0.5), (0.1, 0.3), (2.0, 0.9), (0.5, 0.99), (1.0, 0.1), (0.01, 0.05), (1e-31, 1e-6)])
+def test_zcdp_budget_with_a_large_delta(epsilon, delta):
+    """Issue 39, item 7: for a large δ the largest ρ exceeds ε, outside the search's old bounds
+    (0, ε), and zcdp_budget(1.0, 0.5) raised "the decision boundary of the predicate is outside
+    the bounds". The boundary is exact: ρ converts within (ε, δ), the next float above beyond. The
+    red team's tiny ε (1e-31: ρ ≈ 1.4e-12, where the conversion gives 0 below) raised "every ρ
+    converts within it"."""
+    rho = dpg.zcdp_budget(epsilon, delta)
+
+    def converted(r):
+        exact = dp.m.make_user_measurement(
+            dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), dp.zero_concentrated_divergence(),
+            function=lambda x: x, privacy_map=lambda d_in: r)
+        return dp.c.make_zCDP_to_approxDP(exact).map(1.0).epsilon(delta)
+
+    assert converted(rho) <= epsilon < converted(math.nextafter(rho, math.inf) * (1 + 1e-9))

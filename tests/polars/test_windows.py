@@ -26,7 +26,7 @@ SPACE = dpg.polars.message_log_domain(), dpg.polars.person_log_distance()
 def timed_log(messages):
     """``messages``: (sender, recipients, time index) triples."""
     base = direct_log([(s, r) for s, r, _ in messages])
-    fields = {name: getattr(base, name) for name in ("people", "owner_indptr", "owners", "sender", "recipients", "pair_indptr", "pair_recipients")}
+    fields = {name: getattr(base, name) for name in ("people", "owner_indptr", "owners", "sender", "recipients", "pair_indptr", "pair_recipients", "id_kind")}
     return M.MessageLog(**fields, time=np.array([TIMES[t] for _, _, t in messages], dtype="datetime64[us]"))
 
 

@@ -347,6 +347,45 @@ def test_domain_promises_are_checked_on_spark(spark):
         dpg.make_edge_count(dpg.graph_domain(labeled=True), dpg.edge_distance())(remote)
 
 
+def test_builder_refusals_tell_no_secret(spark):
+    """Issue 39, item 2: graph_from_spark quoted counts ("edges_df has 2 row(s) with a null"),
+    the smallest and largest index, and the first self-loop's node. Two frames that break the same
+    rule with different private values now get the same message, quoting neither."""
+    table = lambda **cols: spark.createDataFrame(pa.table(cols))  # noqa: E731
+    ints = lambda *values: pa.array(list(values), pa.int64())  # noqa: E731
+    labels = lambda s, d, w: table(src=ints(*s), dst=ints(*d), label=pa.array(w))  # noqa: E731
+    good = table(src=ints(0, 1), dst=ints(1, 2))
+    pairs = [
+        (lambda: dpg.spark.graph_from_spark(table(src=ints(0, None, None), dst=ints(1, 2, 3))),
+         lambda: dpg.spark.graph_from_spark(table(src=ints(None), dst=ints(1))), ["2"]),
+        (lambda: dpg.spark.graph_from_spark(table(src=ints(-23), dst=ints(1))),
+         lambda: dpg.spark.graph_from_spark(table(src=ints(-1), dst=ints(1))), ["23"]),
+        (lambda: dpg.spark.graph_from_spark(table(src=ints(0), dst=ints(4711)), num_nodes=3),
+         lambda: dpg.spark.graph_from_spark(table(src=ints(0), dst=ints(9)), num_nodes=3), ["4711", "9"]),
+        (lambda: dpg.spark.graph_from_spark(table(src=ints(7, 7, 2), dst=ints(7, 1, 2))),
+         lambda: dpg.spark.graph_from_spark(table(src=ints(0), dst=ints(0))), ["7", "2"]),
+        (lambda: dpg.spark.graph_from_spark(good, labels_df=labels([0, 0], [1, 1], ["x", "secret"]), vocabulary=["x"]),
+         lambda: dpg.spark.graph_from_spark(good, labels_df=labels([0], [1], ["y"]), vocabulary=["x"]), ["secret", "2"]),
+        (lambda: dpg.spark.graph_from_spark(good, labels_df=labels([0, 5, 7], [2, 6, 8], ["x", "y", "z"]), num_nodes=9),
+         lambda: dpg.spark.graph_from_spark(good, labels_df=labels([0], [2], ["x"]), num_nodes=9), ["3"]),
+        (lambda: dpg.spark.graph_from_spark(good, labels_df=labels([0], [7], ["x"])),
+         lambda: dpg.spark.graph_from_spark(good, labels_df=labels([0], [3], ["x"])), ["7", "3"]),
+    ]
+    for one, other, secrets in pairs:
+        with pytest.raises(ValueError) as first:
+            one()
+        with pytest.raises(ValueError) as second:
+            other()
+        assert str(first.value) == str(second.value)
+        assert not any(secret in str(first.value).replace("0..num_nodes-1", "") for secret in secrets), str(first.value)
+    cast = spark.createDataFrame(pa.table({"src": pa.array(["x9"]), "dst": pa.array(["1"])}))
+    from pyspark.sql import functions as F
+
+    with pytest.raises(ValueError, match="message is withheld") as withheld:
+        dpg.spark.graph_from_spark(cast.select(F.col("src").cast("long").alias("src"), F.col("dst").cast("long").alias("dst")))
+    assert "x9" not in str(withheld.value)
+
+
 def test_builder_refuses_bad_input(spark):
     table = lambda **cols: spark.createDataFrame(pa.table(cols))  # noqa: E731
     good = table(src=pa.array([0, 1], pa.int64()), dst=pa.array([1, 2], pa.int64()))
@@ -360,7 +399,7 @@ def test_builder_refuses_bad_input(spark):
         dpg.spark.graph_from_spark(table(src=pa.array([0, None], pa.int64()), dst=pa.array([1, 2], pa.int64())))
     with pytest.raises(ValueError, match="non-negative"):
         dpg.spark.graph_from_spark(table(src=pa.array([-1], pa.int64()), dst=pa.array([1], pa.int64())))
-    with pytest.raises(ValueError, match="num_nodes is 2"):
+    with pytest.raises(ValueError, match=r"outside 0..num_nodes-1 \(num_nodes=2\)"):
         dpg.spark.graph_from_spark(good, num_nodes=2)
     with pytest.raises(TypeError):
         dpg.spark.graph_from_spark(good, num_nodes=2.0)

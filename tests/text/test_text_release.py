@@ -128,7 +128,7 @@ def test_replace_neighbours_cost_twice_and_d_people_d_times():
 def test_the_domain_refuses_a_busier_log_before_counting():
     counts = T.make_person_ngram_counts(T.person_text_domain(2), dpg.polars.person_log_distance(), KEYS, 2)
     busy = table([((0,), ["a"])] * 3)
-    with pytest.raises(Exception, match="owns 3 messages, above the domain's max_messages=2"):
+    with pytest.raises(Exception, match="someone owns more than the domain's max_messages=2 messages"):
         counts(busy)
     with pytest.raises(Exception, match="lists an owner twice"):
         counts(table([((0, 0), ["a"])]))
@@ -177,8 +177,8 @@ def graph_space(metric=None):
 def test_the_orders_compose_to_the_budget_exactly(budget):
     release = T.make_ngram_count_release(graph_space(), ORDERS, max_ngrams_per_edge=4, **budget)
     value = next(iter(budget.values()))
-    assert release.map(1) == pytest.approx(value, rel=1e-9)
-    assert release.check(1, value * (1 + 1e-9))
+    assert release.map(1) <= value and release.map(1) == pytest.approx(value, rel=1e-8)
+    assert release.check(1, value)
     assert not release.check(1, value * 0.99)
 
 
@@ -204,7 +204,7 @@ def test_a_joint_release_pays_a_pufferfish_secret_once():
     space = graph_space(dpg.pufferfish_distance(dpg.pufferfish.BinomialModel.from_public(g, g)))
     joint = T.make_ngram_count_release(space, ORDERS, max_ngrams_per_edge=1, epsilon=1.0, joint=True)
     split = T.make_ngram_count_release(space, ORDERS, max_ngrams_per_edge=1, epsilon=1.0)
-    assert joint.map(1) == pytest.approx(1.0, rel=1e-9) and split.map(1) == pytest.approx(1.0, rel=1e-9)
+    assert joint.map(1) <= 1.0 and split.map(1) <= 1.0 and split.map(1) == pytest.approx(1.0, rel=1e-8)
     out, out_split = joint(g), split(g)
     assert out.joint and len(set(out.scales.values())) == 1
     assert out_split.scales[1] == pytest.approx(3 * out.scales[1], rel=1e-6)
@@ -237,7 +237,7 @@ def test_pufferfish_orders_compose_under_one_rho():
     model = dpg.pufferfish.BinomialModel.from_public(g, g)
     space = graph_space(dpg.pufferfish_distance(model))
     release = T.make_ngram_count_release(space, ORDERS, max_ngrams_per_edge=1, rho=0.3)
-    assert release.map(1) == pytest.approx(0.3, rel=1e-9)
+    assert release.map(1) <= 0.3 and release.map(1) == pytest.approx(0.3, rel=1e-8)
     single = space >> dpg.then_label_counts(1, ORDERS[1], output_metric=dp.l2_distance(T=dp.f64))
     sigma = release(g).scales[1]
     assert (single >> dp.m.then_gaussian(scale=sigma)).map(1) == pytest.approx(0.1, rel=1e-6)
@@ -248,7 +248,7 @@ def test_person_level_orders_compose_under_one_rho():
     counts = {n: T.make_person_ngram_counts(T.person_text_domain(3), dpg.polars.person_log_distance(), keys, 2, metric)
               for n, keys in ORDERS.items()}
     release = T.make_ngram_count_release(counts, ORDERS, rho=0.6)
-    assert release.map(1) == pytest.approx(0.6, rel=1e-9)
+    assert release.map(1) <= 0.6 and release.map(1) == pytest.approx(0.6, rel=1e-8)
     out = release(table([((0, 1), ["gas", "<s> gas", "gas power"])]))
     assert set(out.counts) == {k for keys in ORDERS.values() for k in keys}
     with pytest.raises(ValueError, match="ends in"):
@@ -351,3 +351,184 @@ def test_released_share_is_the_thresholded_mass_share_of_one_order():
         T.released_share(release, snapshot, order=3)
     with pytest.raises(TypeError, match="NGramRelease"):
         T.released_share(counts, {})
+
+
+# ------------------------------------------------------------------------------ issue 39
+def _refusal(check, value):
+    """The text of the error ``check(value)`` raises (OpenDP's FFI wrapping stripped to the
+    ValueError/TypeError line)."""
+    with pytest.raises(Exception) as raised:
+        check(value)
+    text = str(raised.value)
+    lines = [line for line in text.splitlines() if line.startswith(("ValueError: ", "TypeError: "))]
+    return lines[-1] if lines else text
+
+
+def _raw_log(rows, ids):
+    return pl.DataFrame({
+        "message_id": pl.Series(ids, dtype=pl.Int64),
+        "sender": [r[0] for r in rows], "recipient": [r[1] for r in rows], "subject": [r[2] for r in rows],
+    })
+
+
+@pytest.mark.parametrize("ids", [[None, None], [7, 7]], ids=["null-ids", "shared-id"])
+@pytest.mark.parametrize("builder", ["ngrams", "cooccurrence"])
+def test_two_messages_under_one_id_are_refused_not_merged(ids, builder):
+    """Issue 39, item 1: v→a "secret" and u→b "lunch" under one id (or null ids) became one
+    message with v's sender and text, and removing v moved the counts from [1, 0] to [0, 1] at a
+    map of 1. The table builders now refuse them, as dpg.polars.message_log does."""
+    log = _raw_log([("v", "a", "secret plan"), ("u", "b", "lunch plan")], ids)
+    build = (lambda f: T.person_ngram_table(f, orders=(1,))) if builder == "ngrams" else (
+        lambda f: T.person_cooccurrence_table(f, ["secret", "lunch", "plan"]))
+    expected = "message_id column has nulls" if ids[0] is None else "a message has rows with different senders"
+    with pytest.raises(ValueError, match=expected):
+        build(log)
+    with pytest.raises(ValueError, match=expected):
+        dpg.polars.message_log(log)
+
+
+def test_one_id_with_two_texts_is_refused():
+    """Same sender, same id, two texts: one message has one header (its text too)."""
+    log = _raw_log([("u", "a", "secret"), ("u", "b", "lunch")], [7, 7])
+    with pytest.raises(ValueError, match="a message has rows with different texts"):
+        T.person_ngram_table(log, orders=(1,))
+    same = _raw_log([("u", "a", "lunch"), ("u", "b", "lunch")], [7, 7])
+    assert T.person_ngram_table(same, orders=(1,))["owners"].to_list() == [["u", "a", "b"]]
+
+
+def test_the_table_builders_explain_bad_columns_as_message_log_does():
+    """Issue 39, item 7: an Int64 sender with a String recipient surfaced Polars' strict=False
+    hint, and a List recipient column "unhashable type: 'list'"."""
+    mixed = pl.DataFrame({"message_id": [1], "sender": [1], "recipient": ["2"], "subject": ["gas"]})
+    with pytest.raises(TypeError, match="a person needs one id type in both columns"):
+        T.person_ngram_table(mixed)
+    listed = pl.DataFrame({"message_id": [1, 2], "sender": ["a", "b"], "recipient": [["b", "c"], ["a"]],
+                           "subject": ["gas price", "power"]})
+    out = T.person_ngram_table(listed, orders=(1,))
+    assert out["owners"].to_list() == [["a", "b", "c"], ["b", "a"]]
+    assert out["ngrams"].to_list() == [["gas", "price", "</s>"], ["power", "</s>"]]
+    with pytest.raises(TypeError, match="text column 'subject' must be a String"):
+        T.person_ngram_table(pl.DataFrame({"message_id": [1], "sender": [1], "recipient": [2], "subject": [3]}))
+    with pytest.raises(ValueError, match="nulls"):
+        T.person_ngram_table(pl.DataFrame({"message_id": [1], "sender": [1], "recipient": pl.Series([None], dtype=pl.Int64), "subject": ["x"]}))
+
+
+def test_a_null_ngram_list_is_refused_by_the_domain_whoever_owns_it():
+    """Issue 39, item 3: ngrams = None passed the domain and crashed the count only when its
+    owner was present (the neighbour without that person released)."""
+    domain = T.person_text_domain(3)
+    counts = T.make_person_ngram_counts(domain, dpg.polars.person_log_distance(), KEYS, 2)
+    def broken(owner, value):
+        return pl.DataFrame({
+            "owners": pl.Series([[0], [owner]], dtype=pl.List(pl.Int64)),
+            "ngrams": pl.Series([["a"], value], dtype=pl.List(pl.String)),
+        })
+    for value in (None, ["a", None]):
+        for owner in (0, 1):
+            assert not domain.member(broken(owner, value))  # False, not a warning that prints the table
+            assert "n-gram list is null or holds a null" in _refusal(counts, broken(owner, value))
+    for owners in ([[0], None], [[0], []], [[0], [None]]):
+        bad = pl.DataFrame({"owners": pl.Series(owners, dtype=pl.List(pl.Int64)),
+                            "ngrams": pl.Series([["a"], ["b"]], dtype=pl.List(pl.String))})
+        assert "no owner or a null owner" in _refusal(counts, bad)
+    floats = pl.DataFrame({"owners": pl.Series([[0.5]], dtype=pl.List(pl.Float64)),
+                           "ngrams": pl.Series([["a"]], dtype=pl.List(pl.String))})
+    assert "integer or text ids" in _refusal(counts, floats)
+
+
+def test_the_domain_refusals_tell_nothing_about_the_table():
+    """Issue 39, item 2: "someone owns 1037 messages" told the busiest person's exact count. Two
+    tables that differ in the private value (the busiest count, who repeats, which message is
+    broken) get the same message, word for word."""
+    counts = T.make_person_ngram_counts(T.person_text_domain(2), dpg.polars.person_log_distance(), KEYS, 2)
+    pairs = [
+        (table([((0,), ["a"])] * 3), table([((5, 1), ["a"])] * 9)),  # busier than D: 3 against 9
+        (table([((0, 0), ["a"])]), table([((1,), ["a"]), ((7, 2, 7), ["b"])])),  # an owner twice
+    ]
+    for one, other in pairs:
+        assert _refusal(counts, one) == _refusal(counts, other)
+        assert not any(ch.isdigit() for ch in _refusal(counts, one).replace("max_messages=2", ""))
+    build = lambda f: T.person_ngram_table(f, orders=(1,))  # noqa: E731
+    for ids_a, ids_b in (([None, 1], [1, 2, None, None]),):
+        a = _raw_log([("v", "a", "x"), ("u", "b", "y")], ids_a)
+        b = _raw_log([("v", "a", "x"), ("u", "b", "y"), ("w", "c", "z"), ("w", "d", "z")], ids_b)
+        assert _refusal(build, a) == _refusal(build, b)
+
+
+@pytest.mark.parametrize("norm", ["l1", "l2"])
+def test_replace_maps_are_tight_on_every_small_pair_of_logs(norm):
+    """Issue 39, item 6: under "replace" the removed and added messages' vectors have opposite
+    signs, so every entry moves by at most D and the ℓ2 change is at most √2·D·√L (it was stated
+    as 2·D·√L). Every pair of small logs that differ only in messages of one person: the change
+    stays within the map, and the map is reached (D messages with key "a" replaced by D with "b")."""
+    d_max, cap = 2, 1
+    metric = dp.l2_distance(T=dp.f64) if norm == "l2" else None
+    counts = T.make_person_ngram_counts(T.person_text_domain(d_max), dpg.polars.person_log_distance("replace"), KEYS, cap, metric)
+    expected = math.sqrt(2) * d_max * math.sqrt(cap) if norm == "l2" else 2 * d_max * cap
+    assert counts.map(1) == pytest.approx(expected, rel=1e-15) and counts.map(1) >= expected
+    options = [(o, g) for o in [(0,), (0, 1), (1,)] for g in (["a"], ["b"], ["a", "b"])]
+    logs = [list(log) for size in range(4) for log in itertools.combinations_with_replacement(options, size)]
+    def busiest_ok(log):
+        return all(sum(p in o for o, _ in log) <= d_max for p in PEOPLE)
+    logs = [log for log in logs if busiest_ok(log)]
+    vectors = {i: np.array(counts(table(log)), dtype=float) for i, log in enumerate(logs)}
+    worst = 0.0
+    for person in (0, 1):
+        rest = {}
+        for i, log in enumerate(logs):
+            rest.setdefault(tuple(sorted(map(repr, without(log, person)))), []).append(i)
+        for group in rest.values():  # logs equal outside the person's messages: replace-neighbours
+            for i in group:
+                for j in group:
+                    diff = vectors[i] - vectors[j]
+                    change = np.abs(diff).sum() if norm == "l1" else float(np.sqrt((diff**2).sum()))
+                    assert change <= counts.map(1) + 1e-12, (logs[i], logs[j], change)
+                    worst = max(worst, change)
+    assert worst == pytest.approx(expected)
+    assert counts.check(1, counts.map(1))
+    below = counts.map(1) - 1 if norm == "l1" else math.nextafter(expected, 0)
+    assert not counts.check(1, below)
+
+
+def test_uneven_shares_never_spend_more_than_the_budget():
+    """Issue 39, item 4: shares 0.1/0.2/0.7 had map(1) one ulp above ρ in 23 of 164 budgets
+    (ρ = 6.070291399914127 gave 6.070291399914128), so a compositor holding exactly ρ refused."""
+    shares = {1: 0.1, 2: 0.2, 3: 0.7}
+    # 6.07…: the issue's budget; 2.98…: one over budget on this space at HEAD 52858aa (1 of 101 drawn)
+    budgets = [6.070291399914127, 2.9837926045276326, *np.random.default_rng(39).uniform(0.01, 20.0, 15).tolist()]
+    for rho in budgets:
+        release = T.make_ngram_count_release(graph_space(), ORDERS, max_ngrams_per_edge=4, rho=rho, shares=shares)
+        assert release.map(1) <= rho, rho
+        assert release.map(1) == pytest.approx(rho, rel=1e-8)
+    rho = budgets[0]
+    release = T.make_ngram_count_release(graph_space(), ORDERS, max_ngrams_per_edge=4, rho=rho, shares=shares)
+    session = dp.c.make_adaptive_composition(release.input_domain, release.input_metric,
+                                             dp.zero_concentrated_divergence(), d_in=1, d_mids=[rho])
+    g = dpg.Graph.from_edges([0], [1], num_nodes=2, labels=[["gas"]])
+    assert isinstance(session(g)(release), T.NGramRelease)
+
+
+def test_keys_are_checked_by_name_not_by_number():
+    """Issue 39, item 5: counts built for ["power", "gas"] released under ["gas", "power"]
+    swapped the two counts (gas = 0, power = 40 for a truth of 40 and 0)."""
+    metric = dp.l1_distance(T=dp.i64)
+    person, domain = dpg.polars.person_log_distance(), T.person_text_domain(50)
+    swapped = T.make_person_ngram_counts(domain, person, ["power", "gas"], 1)
+    with pytest.raises(ValueError, match=r"counts other keys than keys\[1\].*position 0: it counts 'power'"):
+        T.make_ngram_count_release({1: swapped}, {1: ["gas", "power"]}, epsilon=1.0)
+    with pytest.raises(ValueError, match="counts other keys than the keys of every order"):
+        T.make_ngram_count_release(swapped, {1: ["gas", "power"]}, epsilon=1.0, joint=True)
+    right = T.make_person_ngram_counts(domain, person, ["gas", "power"], 1)
+    release = T.make_ngram_count_release({1: right}, {1: ["gas", "power"]}, epsilon=1000.0)
+    out = release(table([((0,), ["gas"])] * 40))
+    assert abs(out.counts["gas"] - 40) < 5 and abs(out.counts["power"]) < 5
+    # a transformation that does not record its keys cannot be checked: refused
+    unlabelled = dp.t.make_user_transformation(
+        right.input_domain, right.input_metric, right.output_domain, metric, lambda t: [0, 0], lambda d: d)
+    with pytest.raises(TypeError, match="does not say which keys it counts"):
+        T.make_ngram_count_release({1: unlabelled}, {1: ["gas", "power"]}, epsilon=1.0)
+    # the graph route records them too (make_label_counts)
+    counted = graph_space() >> dpg.then_label_counts(2, ["power", "gas"])
+    assert counted.counted_keys == ("power", "gas")
+    with pytest.raises(ValueError, match="position 0"):
+        T.make_ngram_count_release({1: counted}, {1: ["gas", "power"]}, epsilon=1.0)
