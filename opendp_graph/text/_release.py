@@ -26,7 +26,7 @@ import opendp.prelude as dp
 from ..core._bias import stated_bias, state_bias
 from ..core._checks import positive_finite, positive_integer
 from ..measurements.accuracy import attach_parts_accuracy
-from ..transformations.labels import l2_bound, then_label_counts
+from ..transformations.labels import l2_bound, monotonic_single_unit, then_label_counts
 
 __all__ = [
     "NGramRelease",
@@ -390,8 +390,20 @@ def make_person_ngram_counts(
     few people own most messages this is far more noise than a pair- or message-level release
     (README, language models).
 
-    :param output_metric: ``dp.l1_distance(T=dp.i64)`` (default; Laplace) or
-        ``dp.l2_distance(T=dp.f64)`` (Gaussian under zCDP).
+    :param output_metric: ``dp.l1_distance(T=dp.i64)`` (default; Laplace),
+        ``dp.l2_distance(T=dp.f64)`` (Gaussian under zCDP), or for OpenDP's noisy top-k (the
+        most used keys at person level) ``dp.linf_distance(T=dp.i64)`` (map ``d·D``) or
+        ``dp.linf_distance(T=dp.i64, monotonic=True)`` (map ``D`` at ``d_in = 1``, add/remove
+        only: half the noisy top-k's ε).
+
+    **Top-k** (``output_metric=dp.linf_distance(...)``). Every count moves by at most ``d·D``: a
+    message counts a key once, ``d`` people own at most ``d·D`` messages, and under ``replace``
+    the removed and added messages pull a count opposite ways, each side at most ``d·D``. Adding
+    (or removing) one person adds (or removes) messages only, so every count moves the same way:
+    the monotonic bound ``D`` at ``d_in = 1`` (OpenDP's monotonic distance is infinite for two
+    units, which may move counts both ways, and for ``replace``). Tight: ``D`` messages carrying
+    one key. ``>> dp.m.then_noisy_top_k(dp.max_divergence(), k=k, scale=s)`` then costs
+    ``k·D/s`` (monotonic) or ``2k·D/s``.
 
     >>> import opendp.prelude as dp, opendp_graph as dpg
     >>> from opendp_graph.text import make_person_ngram_counts, person_text_domain
@@ -415,9 +427,22 @@ def make_person_ngram_counts(
     if len(set(names)) != len(names) or not all(isinstance(k, str) and k.strip() for k in names):
         raise ValueError("keys must be distinct non-empty n-grams (words joined by one space)")
     cap = positive_integer("max_ngrams", max_ngrams)
-    l2 = output_metric is not None and output_metric == dp.l2_distance(T=dp.f64)
-    if output_metric is not None and not l2 and output_metric != dp.l1_distance(T=dp.i64):
-        raise ValueError(f"output_metric must be dp.l1_distance(T=dp.i64) or dp.l2_distance(T=dp.f64), got {output_metric!r}")
+    norms = {
+        "l1": dp.l1_distance(T=dp.i64), "l2": dp.l2_distance(T=dp.f64),
+        "linf": dp.linf_distance(T=dp.i64), "linf_monotonic": dp.linf_distance(T=dp.i64, monotonic=True),
+    }
+    norm = next((name for name, m in norms.items() if output_metric == m), None) if output_metric is not None else "l1"
+    if norm is None:
+        raise ValueError(
+            "output_metric must be dp.l1_distance(T=dp.i64), dp.l2_distance(T=dp.f64), dp.linf_distance(T=dp.i64) or "
+            f"dp.linf_distance(T=dp.i64, monotonic=True), got {output_metric!r}"
+        )
+    if norm == "linf_monotonic" and metric.neighbouring == "replace":
+        raise ValueError(
+            "a replaced person's messages move counts both ways: the monotonic L∞ bound needs "
+            "person_log_distance('add_remove'); use dp.linf_distance(T=dp.i64)"
+        )
+    l2 = norm == "l2"
     sides = 2 if metric.neighbouring == "replace" else 1  # messages removed, and as many added
     index = {k: i for i, k in enumerate(names)}
     max_messages = descriptor.max_messages
@@ -439,7 +464,11 @@ def make_person_ngram_counts(
     def stability(d_in: Any) -> Any:
         if isinstance(d_in, bool) or not isinstance(d_in, Integral) or d_in < 0:
             raise ValueError(f"d_in counts people: a non-negative integer, got {d_in!r}")
+        if norm == "linf_monotonic":
+            return monotonic_single_unit(max_messages)(d_in)
         per_side = int(d_in) * max_messages  # messages removed (and, under replace, added)
+        if norm == "linf":
+            return per_side
         l1 = sides * per_side * cap
         # every entry moves by at most per_side (removed and added messages pull it opposite ways,
         # each side between 0 and per_side), so Hölder gives ‖Δ‖₂² ≤ per_side · l1: d·D·√L, and
@@ -450,7 +479,7 @@ def make_person_ngram_counts(
     out_domain = dp.vector_domain(atom, size=len(names))
     counts = dp.t.make_user_transformation(
         input_domain, input_metric, out_domain,
-        dp.l2_distance(T=dp.f64) if l2 else dp.l1_distance(T=dp.i64),
+        norms[norm],
         count, stability,
     )
     counts.counted_keys = tuple(names)  # what make_ngram_count_release labels the vector with

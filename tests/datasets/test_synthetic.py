@@ -213,3 +213,18 @@ def test_binomial_model_fit_agrees_with_reference_estimator():
     model = pf.BinomialModel.fit(syn.graph)
     assert model.p0 == pytest.approx(p0, rel=1e-12)
     assert model.p1 == pytest.approx(p1, rel=1e-12)
+
+
+def test_the_chat_log_has_the_shape_it_promises():
+    """Issue 40's chat-channel log: about 6,000 people, 60,000 direct messages, a quarter to
+    oneself, three bots replying to 700 distinct people each; deterministic for a seed."""
+    import polars as pl
+
+    frame = dpg.datasets.synthetic_chat_log()
+    assert frame["message_id"].n_unique() == 60_000 and frame.height == 60_000  # one recipient each
+    people = pl.concat([frame["sender"], frame["recipient"]]).unique()
+    assert 5_900 <= people.len() <= 6_000
+    assert 0.23 <= (frame["sender"] == frame["recipient"]).mean() <= 0.26
+    bots = frame.filter(pl.col("sender") >= 5_997).group_by("sender").agg(pl.col("recipient").n_unique())
+    assert sorted(bots["recipient"].to_list()) == [700, 700, 700]
+    assert dpg.datasets.synthetic_chat_log(seed=5).equals(dpg.datasets.synthetic_chat_log(seed=5))

@@ -149,7 +149,7 @@ def test_person_counts_refuse_bad_arguments_when_built():
     with pytest.raises(TypeError, match="person_log_distance"):
         T.make_person_ngram_counts(domain, dpg.edge_distance(), KEYS, 1)
     with pytest.raises(ValueError, match="output_metric"):
-        T.make_person_ngram_counts(domain, metric, KEYS, 1, dp.linf_distance(T=dp.i64))
+        T.make_person_ngram_counts(domain, metric, KEYS, 1, dp.linf_distance(T=dp.f64))
 
 
 def test_person_ngram_table_has_each_message_once_with_its_distinct_owners():
@@ -532,3 +532,53 @@ def test_keys_are_checked_by_name_not_by_number():
     assert counted.counted_keys == ("power", "gas")
     with pytest.raises(ValueError, match="position 0"):
         T.make_ngram_count_release({1: counted}, {1: ["gas", "power"]}, epsilon=1.0)
+
+
+# ------------------------------------------------------------------------------ top-k at person level
+@pytest.mark.parametrize("neighbouring", ["add_remove", "replace"])
+def test_person_counts_in_linf_move_at_most_d_and_one_way_for_one_person(neighbouring):
+    """Issue 40's missing route (top-k words at person level): every count moves by at most D
+    (add/remove and replace), all in one direction when one person is added or removed (the
+    monotonic bound, which replace refuses). Brute force over the small logs, and reached."""
+    d_max, cap = 2, 2
+    linf = T.make_person_ngram_counts(T.person_text_domain(d_max), dpg.polars.person_log_distance(neighbouring), KEYS, cap,
+                                      dp.linf_distance(T=dp.i64))
+    assert linf.map(1) == d_max and linf.map(3) == 3 * d_max
+    options = [(o, g) for o in [(0,), (0, 1), (1,)] for g in (["a"], ["b"], ["a", "b"])]
+    logs = [list(log) for size in range(4) for log in itertools.combinations_with_replacement(options, size)]
+    logs = [log for log in logs if all(sum(p in o for o, _ in log) <= d_max for p in PEOPLE)]
+    vectors = [np.array(linf(table(log))) for log in logs]
+    worst = 0
+    if neighbouring == "add_remove":
+        monotonic = T.make_person_ngram_counts(T.person_text_domain(d_max), dpg.polars.person_log_distance(), KEYS, cap,
+                                               dp.linf_distance(T=dp.i64, monotonic=True))
+        assert monotonic.map(1) == d_max
+        with pytest.raises(Exception, match="one unit"):
+            monotonic.map(2)
+        for log, full in zip(logs, vectors):
+            for person in PEOPLE:
+                diff = full - np.array(linf(table(without(log, person))))
+                assert (diff >= 0).all()  # removing a person only lowers counts: one direction
+                worst = max(worst, int(np.abs(diff).max()))
+    else:
+        with pytest.raises(ValueError, match="add_remove"):
+            T.make_person_ngram_counts(T.person_text_domain(d_max), dpg.polars.person_log_distance("replace"), KEYS, cap,
+                                       dp.linf_distance(T=dp.i64, monotonic=True))
+        for person in (0, 1):
+            groups = {}
+            for i, log in enumerate(logs):
+                groups.setdefault(tuple(sorted(map(repr, without(log, person)))), []).append(i)
+            for group in groups.values():
+                for i in group:
+                    for j in group:
+                        worst = max(worst, int(np.abs(vectors[i] - vectors[j]).max()))
+    assert worst == d_max  # reached: D messages of one person with one key
+    assert linf.check(1, d_max) and not linf.check(1, d_max - 1)
+
+
+def test_person_level_top_k_chains_into_opendp_noisy_top_k():
+    counts = T.make_person_ngram_counts(T.person_text_domain(4), dpg.polars.person_log_distance(), KEYS, 2,
+                                        dp.linf_distance(T=dp.i64, monotonic=True))
+    top = counts >> dp.m.then_noisy_top_k(dp.max_divergence(), k=2, scale=8.0)
+    assert top.map(1) == pytest.approx(2 * 4 / 8.0)  # k·D/s: half of the non-monotonic 2k·D/s
+    assert sorted(top(table([((0,), ["a", "b"])] * 3 + [((1,), ["a"])]))) in ([0, 1], [0, 2], [1, 2])
