@@ -49,9 +49,6 @@ def _too_large(name: str) -> ValueError:
 
 # one message whatever the offending value (a string, a bool, NaN, 1.5): its kind is read off the data
 _NOT_INDICES = "{name} must hold integer node indices (integers, or floats that are whole numbers)"
-# what a refusal may say of a label matrix: the kind of its dtype, never its length (``<U22``) or a value
-_KINDS = {"U": "strings", "S": "bytes", "b": "bools", "c": "complex numbers", "M": "datetimes", "m": "durations",
-          "O": "Python objects", "V": "raw bytes"}
 
 
 def _as_index_array(values: Any, name: str, copy: bool = True) -> np.ndarray:
@@ -269,25 +266,33 @@ def check_vocabulary(vocabulary: Any) -> list[str]:
     return vocab
 
 def check_label_matrix(label_matrix: Any, shape: tuple[int, int]) -> sp.coo_array:
-    """The label matrix as COO after checking its shape and that every stored entry is 0/1."""
+    """The label matrix as COO after checking its shape and that every stored entry is 0/1.
+    One message per rule whatever the offending entry (a string, ``None``, ``2``) or the
+    matrix's size: a refusal of private data names the rule, never what broke it."""
     if not sp.issparse(label_matrix):
-        dense = np.asarray(label_matrix)
-        if dense.ndim != 2:
-            raise ValueError("label_matrix must be two-dimensional (one row per edge, one column per vocabulary entry)")
-        if dense.dtype.kind not in "biuf":
-            raise TypeError(f"label_matrix must hold 0/1 (or bool) entries, got {_KINDS.get(dense.dtype.kind, 'values of another type')}")
+        try:
+            dense = np.asarray(label_matrix)
+        except ValueError:  # numpy's message on a ragged matrix quotes its number of rows
+            dense = None
+        if dense is None or dense.ndim != 2:
+            raise ValueError(_LABEL_SHAPE)
         label_matrix = dense
-    elif label_matrix.dtype.kind not in "biuf":
-        raise TypeError(f"label_matrix must hold 0/1 (or bool) entries, got {_KINDS.get(label_matrix.dtype.kind, 'values of another type')}")
+    if label_matrix.dtype.kind not in "biuf":
+        raise ValueError(_LABEL_ENTRIES)
     coo = sp.coo_array(label_matrix)
     if coo.shape != shape:
-        raise ValueError(f"label_matrix must have one row per edge and one column per vocabulary entry ({shape[1]})")
+        raise ValueError(_LABEL_SHAPE)
     data = coo.data
     if data.dtype.kind != "b":
         bad = (data != 0) & (data != 1)  # NaN compares unequal to both
         if bad.any():
-            raise ValueError("label_matrix must hold 0/1 (or bool) entries")
+            raise ValueError(_LABEL_ENTRIES)
     return coo
+
+
+_LABEL_SHAPE = "label_matrix must be two-dimensional, with one row per edge and one column per vocabulary entry"
+_LABEL_ENTRIES = "label_matrix must hold 0/1 (or bool) entries"
+
 
 def label_matrix_of_sets(labels: Sequence[Any], edge_of: np.ndarray, num_edges: int) -> tuple[sp.csr_array, tuple[str, ...]]:
     """The canonical label matrix and sorted vocabulary of one iterable of strings per input

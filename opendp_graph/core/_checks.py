@@ -186,7 +186,7 @@ def property_names(value: Any) -> tuple[str, ...]:
     vocab = tuple(value)
     for w in vocab:
         if not isinstance(w, str):
-            raise TypeError(f"vocabulary entries must be strings, got {w!r}")
+            raise TypeError("vocabulary entries must be strings")  # never the entry: a vocabulary may describe private labels
     if len(set(vocab)) != len(vocab):
         raise ValueError("vocabulary has duplicate entries")
     check_label_names(vocab, "a vocabulary entry")

@@ -146,9 +146,10 @@ def zcdp_budget(epsilon: float, delta: float) -> float:
         except dp.OpenDPException as error:
             if error.variant != "Overflow":
                 raise
-            # OpenDP's conversion overflows at both ends: dividing by a subnormal ρ (where the
-            # converted ε is 0) and far above any useful ρ
-            return rho < 1.0
+            # a ρ OpenDP cannot convert is never taken: it would be a budget no conversion
+            # backs (the red team's (1e-300, 1e-300) got a ρ OpenDP cannot convert, about
+            # (3e-153, 1e-300)-DP); OpenDP overflows at a subnormal ρ and far above any useful ρ
+            return False
 
     # ρ may exceed ε (ε = 1, δ = 0.5 allows ρ ≈ 1.016) or be far below it (ε = 1e-30 allows
     # ρ ≈ 1.4e-12, the conversion giving 0 below): widen the upper end from a normal float until
@@ -160,7 +161,13 @@ def zcdp_budget(epsilon: float, delta: float) -> float:
         high *= 1024
     else:
         raise ValueError(f"no largest ρ for (epsilon={epsilon!r}, delta={delta!r}): every ρ converts within it")
-    return dp.binary_search(within, bounds=(0.0, high), T=float)
+    rho = dp.binary_search(within, bounds=(0.0, high), T=float)
+    if not rho > 0 or not within(rho):
+        raise ValueError(
+            f"OpenDP converts no positive ρ to within (epsilon={epsilon!r}, delta={delta!r}) in its arithmetic: "
+            "use a larger epsilon or delta"
+        )
+    return rho
 
 
 # ----------------------------------------------------------- queries that say what to write

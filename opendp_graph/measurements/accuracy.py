@@ -527,6 +527,10 @@ def _choice_statement(measurement: Any):
         describe = getattr(node, _CHOICE_ATTRIBUTE, None)
         if describe is not None:
             return describe
+        inner = getattr(node, "_opendp_graph_inner", None)
+        if inner is not None:  # dpg.pufferfish.make_pufferfish_approximate: the release is inner's
+            node = inner
+            continue
         record = getattr(node, "__opendp_dict__", None)
         if not isinstance(record, Mapping) or record.get("__function__") != "make_chain_mt":
             return None
@@ -557,20 +561,22 @@ def attach_choice_accuracy(
     return measurement
 
 
-def attach_parts_accuracy(measurement: dp.Measurement, parts: Any, not_included: str | None = None) -> dp.Measurement:
+def attach_parts_accuracy(measurement: dp.Measurement, parts: Any) -> dp.Measurement:
     """Let :func:`accuracy` state the noise of ``measurement``, a release of several parts:
-    ``parts`` is a sequence of ``(label, noise, scale)`` (``noise`` one of OpenDP's laws, as in
-    :func:`noise_accuracy`); ``not_included`` what their noise leaves out. Returns ``measurement``."""
-    laws = tuple((str(label), str(noise), float(scale)) for label, noise, scale in parts)
+    ``parts`` is a sequence of ``(label, noise, scale, not_included)`` (``noise`` one of OpenDP's
+    laws, as in :func:`noise_accuracy`; ``not_included`` what that part's query drops before its
+    noise, or ``None``). Returns ``measurement``."""
+    laws = tuple((str(label), str(noise), float(scale), left_out) for label, noise, scale, left_out in parts)
+    statements = [text for text in dict.fromkeys(left_out for *_, left_out in laws) if text is not None]
 
     def describe(alpha: float) -> PartsAccuracy:
         return PartsAccuracy(
             parts=tuple(
                 (label, replace(noise_accuracy(noise, scale, alpha, mechanism="make_gaussian" if noise.endswith("gaussian")
-                                               else "make_laplace"), not_included=not_included))
-                for label, noise, scale in laws
+                                               else "make_laplace"), not_included=left_out))
+                for label, noise, scale, left_out in laws
             ),
-            not_included=not_included,
+            not_included="; ".join(statements) or None,
         )
 
     setattr(measurement, _CHOICE_ATTRIBUTE, describe)
@@ -709,8 +715,11 @@ def _after_projection(measurement: Any) -> bool:
             first = kwargs.get("transformation0")
             descriptor = getattr(getattr(first, "output_metric", None), "descriptor", None)
             if isinstance(descriptor, (DegreeSequenceDistance, PaddedDegreeDistance)):
-                return True
-            if _after_projection(first):
+                # the projection (the last step of first): it drops edges unless the domain
+                # already bounds degrees by θ
+                if getattr(_last_step(first), "projection_binds", True):
+                    return True
+            elif _after_projection(first):
                 return True
             node = kwargs.get("measurement1", kwargs.get("transformation1"))
             continue
@@ -719,6 +728,16 @@ def _after_projection(measurement: Any) -> bool:
             continue
         return False
     return False  # pragma: no cover
+
+
+def _last_step(transformation: Any) -> Any:
+    """The last transformation of a chain (``make_chain_tt``'s ``transformation1``, recursively)."""
+    for _ in range(1000):
+        record = getattr(transformation, "__opendp_dict__", None)
+        if not isinstance(record, Mapping) or record.get("__function__") != "make_chain_tt":
+            return transformation
+        transformation = record.get("__kwargs__", {}).get("transformation1")
+    return transformation  # pragma: no cover
 
 
 def _noise_accuracy_of(name: str, kwargs: Mapping, alpha: float) -> Accuracy:
@@ -857,11 +876,13 @@ def _polars_accuracies(name: str, item: Any, alpha: float) -> list[tuple[str, Ac
     return labelled
 
 
+# stated whenever the plan can drop or clip: whether it does on this table is private (a margin or
+# a domain= the compositor verified can rule it out, and the statement then costs nothing)
 _POLARS_TRUNCATION = (
-    "the rows (or groups) of each identifier beyond the query's truncation bounds, which OpenDP drops before it "
-    "aggregates: the interval is around the truncated table's answer, at most the true one for a count"
+    "the rows (or groups) of an identifier beyond the query's truncation bounds, if any, which OpenDP drops "
+    "before it aggregates: the interval is around the truncated table's answer, at most the true one for a count"
 )
-_POLARS_CLIPPING = "how far values lie outside the sum's bounds: OpenDP clips each value to them before summing"
+_POLARS_CLIPPING = "how far values lie outside the sum's bounds, if any: OpenDP clips each value to them before summing"
 
 
 def summarize(releases: Any, alpha: float = 0.05):

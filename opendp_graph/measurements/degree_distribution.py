@@ -269,9 +269,9 @@ class DegreeDistributionRelease:
 
         The true count is ``c[θ] − c[θ−1]`` of the projection's cumulative histogram ``c``, and
         ``|(ĉ[θ] − ĉ[θ−1]) − (c[θ] − c[θ−1])| ≤ |Z_θ| + |Z_{θ−1}|``."""
-        from .accuracy import noise_accuracy
+        from .accuracy import _check_alpha, noise_accuracy
 
-        one = noise_accuracy(self.noise, self.noise_scale, alpha / 2, mechanism="make_laplace").half_width
+        one = noise_accuracy(self.noise, self.noise_scale, _check_alpha(alpha) / 2, mechanism="make_laplace").half_width
         raw = float(self.noisy_cumulative[-1] - self.noisy_cumulative[-2])
         return max(0.0, raw - 2 * one), max(0.0, raw + 2 * one)
 

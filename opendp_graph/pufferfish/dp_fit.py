@@ -46,6 +46,7 @@ import numpy as np
 import opendp.prelude as dp
 import scipy.sparse as sp
 
+from ..core._bias import state_bias
 from ..core._checks import not_a_graph, open_probability, positive_finite, positive_integer, property_names
 from ..core.domains import graph_domain
 from ..core.graph import Graph
@@ -109,7 +110,7 @@ def make_binomial_statistics(structure: Graph, max_labels_per_edge: int, vocabul
         a1, b1 = binomial_statistics(g, c, vocab)
         return [float(a1), float(b1)]
 
-    return dp.t.make_user_transformation(
+    statistics = dp.t.make_user_transformation(
         graph_domain(labeled=True),
         edge_label_distance(),
         dp.vector_domain(dp.atom_domain(T=float, nan=False), size=2),
@@ -117,6 +118,11 @@ def make_binomial_statistics(structure: Graph, max_labels_per_edge: int, vocabul
         function,
         lambda d_in: float(sensitivity * integer_d_in(d_in)),
     )
+    # the statistics of the labelling truncated to c properties per edge: the model describes it
+    return state_bias(statistics, None if c >= len(vocab) else (
+        f"the properties beyond the first {c} per edge (in the vocabulary's order) that the cap c = {c} drops: the "
+        "statistics (A1, B1) are the truncated labelling's, which the fitted model describes"
+    ))
 
 
 def binomial_parameters_dp(

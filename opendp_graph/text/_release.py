@@ -170,8 +170,7 @@ def make_ngram_count_release(
 
         return attach_parts_accuracy(
             measurement >> dp.new_function(collect_joint, TO="ExtrinsicObject"),
-            [("every order", _law(counts, noise), scale)],
-            not_included=stated_bias(counts),
+            [("every order", _law(counts, noise), scale, stated_bias(counts))],
         )
     share = _shares(shares, orders)
     per_order = _count_transformations(space, by_order, max_ngrams_per_edge, noise)
@@ -193,11 +192,9 @@ def make_ngram_count_release(
             released.update(zip(by_order[n], (float(v) for v in vector)))
         return NGramRelease(released, dict(scales), noise, False)
 
-    biases = [b for b in dict.fromkeys(stated_bias(per_order[n]) for n in orders) if b is not None]
     return attach_parts_accuracy(
         composed >> dp.new_function(collect, TO="ExtrinsicObject"),
-        [(f"order {n}", _law(per_order[n], noise), scales[n]) for n in orders],
-        not_included="; ".join(biases) or None,
+        [(f"order {n}", _law(per_order[n], noise), scales[n], stated_bias(per_order[n])) for n in orders],
     )
 
 
@@ -375,13 +372,16 @@ def make_person_ngram_counts(
     counted once per owner, so at most ``d·D`` in all), and each message moves a 0/1 vector with
     at most ``L = max_ngrams`` ones. The change ``Δ`` of the count vector is the sum of those
     messages' vectors: its ℓ1 norm is at most ``d·D·L`` and every entry at most ``d·D``, so by
-    Hölder ``‖Δ‖₂² ≤ ‖Δ‖∞·‖Δ‖₁ ≤ (d·D)²·L``: ℓ2 at most ``d·D·√L``. Replacing ``d`` people's
-    messages (``neighbouring="replace"``) removes ``d·D`` messages and adds ``d·D``: ``Δ = v − u``
-    with ``u, v ≥ 0`` each of the kind above, so the ℓ1 bound doubles (``2·d·D·L``) but every
-    entry still moves by at most ``d·D`` (the two sides pull it opposite ways), and Hölder gives
-    ``‖Δ‖₂ ≤ √2·d·D·√L``, not ``2·d·D·√L``. All are tight: ``d`` people share ``D`` messages
-    carrying the same ``L`` keys, replaced (under ``"replace"``) by ``D`` messages carrying ``L``
-    other keys (this needs at least ``2L`` keys; with fewer the map is not reached). The per-message cap reads only the
+    Hölder ``‖Δ‖₂² ≤ ‖Δ‖∞·‖Δ‖₁ ≤ (d·D)²·L``: ℓ2 at most ``d·D·√L``. Here ``L`` is
+    ``min(max_ngrams, K)`` for ``K`` keys: a message counts each distinct key once, so no more
+    than ``K``. Replacing ``d`` people's messages (``neighbouring="replace"``) removes ``d·D``
+    messages and adds ``d·D``: ``Δ = v − u`` with ``u, v ≥ 0`` each of the kind above, so the ℓ1
+    bound doubles (``2·d·D·L``, and at most ``K·d·D``: ``K`` entries) but every entry still
+    moves by at most ``d·D`` (the two sides pull it opposite ways), and Hölder gives ``‖Δ‖₂ ≤
+    √(d·D·ℓ1)``: ``√2·d·D·√L``, not ``2·d·D·√L``. All are tight: ``d`` people share ``D``
+    messages carrying the same ``L`` keys, replaced (under ``"replace"``) by ``D`` messages
+    carrying ``L`` other keys (this needs at least ``2L`` keys; with fewer the replace map ``K·d·D``
+    is an upper bound, not reached). The per-message cap reads only the
     message, so it moves nothing else. A message with several owners is removed with any one
     of them: this is the person-level notion of :mod:`opendp_graph.polars` (a message belongs to
     its sender and all its recipients).
@@ -444,6 +444,7 @@ def make_person_ngram_counts(
         )
     l2 = norm == "l2"
     sides = 2 if metric.neighbouring == "replace" else 1  # messages removed, and as many added
+    counted = min(cap, len(names))  # L_eff: a message counts each of its distinct keys once
     index = {k: i for i, k in enumerate(names)}
     max_messages = descriptor.max_messages
 
@@ -469,7 +470,9 @@ def make_person_ngram_counts(
         per_side = int(d_in) * max_messages  # messages removed (and, under replace, added)
         if norm == "linf":
             return per_side
-        l1 = sides * per_side * cap
+        # a message counts at most L_eff = min(L, K) keys; under replace the two sides' ℓ1 is
+        # also at most K entries of at most d·D each
+        l1 = per_side * (min(2 * counted, len(names)) if sides == 2 else counted)
         # every entry moves by at most per_side (removed and added messages pull it opposite ways,
         # each side between 0 and per_side), so Hölder gives ‖Δ‖₂² ≤ per_side · l1: d·D·√L, and
         # √2·d·D·√L under replace; l2_bound rounds the root up, never down

@@ -87,7 +87,7 @@ def make_analyzer(
         if value is None:
             return []
         if not isinstance(value, str):
-            raise TypeError(f"text must be a str or None, got {type(value).__name__}")
+            raise TypeError("text must be a str or None")  # never the value's type: it is read off the data
         if strip_reply_markers:
             value = _REPLY_MARKERS.sub("", value)
         return analyze(value)
@@ -127,10 +127,11 @@ def _orders(orders: Iterable[int]) -> tuple[int, ...]:
     return tuple(sorted(set(values)))
 
 
-def _frame(frame: Any, *columns: str):
+def _frame(frame: Any, *columns: str, text: str | None = None):
     """``frame`` as a Polars ``DataFrame`` (a ``LazyFrame`` collected) holding ``columns``, or a
     ``TypeError``/``ValueError`` naming what is missing: the check of every table the front end
-    reads."""
+    reads. ``text``, the text column, must be a ``String`` (or all-null) column: checked on the
+    schema, so a refusal never names the type of an offending value."""
     import polars as pl
 
     from ..polars._convert import _collect  # Polars' errors on values withheld (they can quote the data)
@@ -142,6 +143,8 @@ def _frame(frame: Any, *columns: str):
     for name in columns:
         if name not in frame.columns:
             raise ValueError(f"the frame has no column {name!r} (columns: {frame.columns})")
+    if text is not None and frame.schema[text] not in (pl.String, pl.Null):
+        raise TypeError(f"text column {text!r} must be a String (null: no text), got {frame.schema[text]}")
     return frame
 
 
@@ -173,7 +176,7 @@ def message_tokens(
     """
     import polars as pl
 
-    frame = _frame(frame, text, message_id)
+    frame = _frame(frame, text, message_id, text=text)
     analyze = analyzer or make_analyzer()
     columns = [c for c in keep if c in frame.columns and c not in (text, message_id)]
     messages = frame.group_by(message_id, maintain_order=True).agg(
@@ -251,10 +254,8 @@ def pair_label_graph(frame: Any, nodes: Sequence[Any], labeler: Callable[[str | 
     import polars as pl
 
     from ..polars import graph_from_polars
-    from ..polars._convert import _collect
 
-    if isinstance(frame, pl.LazyFrame):
-        frame = _collect(frame)
+    frame = _frame(frame, text, src, dst, text=text)
     labels = _per_text(frame, text, labeler)
     rows = frame.select(src, dst).with_columns(pl.Series("labels", labels, dtype=pl.List(pl.String)))
     self_messages = rows.filter(pl.col(src) == pl.col(dst)).height
@@ -291,7 +292,12 @@ def delivery_ngrams(
     """
     import polars as pl
 
-    frame = _frame(frame, text, src, dst, message_id)
+    from ..polars._messages import message_rows
+
+    frame = _frame(frame, text, src, dst, message_id, text=text)
+    # message_log's checks (null or mixed-dtype ids, one sender and one text per message): the
+    # pair identifier below is built from these ids
+    message_rows(frame, message_id=message_id, sender=src, recipient=dst, text=text)
     analyze = _analyzer(analyzer, vocabulary)
     orders = _orders(orders)
     grams = _per_text(frame, text, lambda value: ngrams(analyze(value), orders))
@@ -387,6 +393,8 @@ def split_by_time(frame: Any, *boundaries: Any, time: str = "time") -> tuple:
     schema = schema_of(frame)
     if time not in schema.names():
         raise ValueError(f"the frame has no time column {time!r}")
+    if not isinstance(schema[time], (pl.Datetime, pl.Date)):
+        raise TypeError(f"time column {time!r} must be a Datetime or Date, got {schema[time]}")
     cuts = [utc_datetime("a boundary", b) for b in boundaries]
     if any(b >= a for a, b in zip(cuts[1:], cuts)):
         raise ValueError("boundaries must be strictly increasing")

@@ -254,7 +254,7 @@ def make_degree_projection(input_domain: dp.Domain, input_metric: dp.Metric, max
     theta = positive_integer("max_degree", max_degree)
     kept = _kept_degree_bound(domain, theta)
     insertion = isinstance(metric_descriptor(input_metric), NodeInsertionDistance)
-    return make_graph_transformation(
+    projection = make_graph_transformation(
         input_domain,
         input_metric,
         query="degree_projection",
@@ -263,6 +263,10 @@ def make_degree_projection(input_domain: dp.Domain, input_metric: dp.Metric, max
         function=lambda g: degree_projection(g, theta),
         params={"theta": theta},
     )
+    # on a domain whose degrees are at most θ the projection keeps every edge: dpg.accuracy then
+    # names no bias for it
+    projection.projection_binds = domain.max_degree is None or theta < domain.max_degree
+    return projection
 
 
 then_degree_projection = then(make_degree_projection)

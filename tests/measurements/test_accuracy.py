@@ -567,3 +567,41 @@ def test_polars_rows_say_they_cover_the_truncated_answer():
     plain = dp.Context.compositor(data=frame, privacy_unit=dp.unit_of(contributions=1),
                                   privacy_loss=dp.loss_of(epsilon=1.0), split_evenly_over=2)
     assert dpg.summarize(plain.query().select(dp.len(signed=True))).row(0, named=True)["not_included"] is None
+
+
+def test_a_wrapped_relaxed_pufferfish_release_states_each_order():
+    """Second round: under pufferfish_distance(model, delta=δ) the release only runs wrapped by
+    make_pufferfish_approximate, and dpg.accuracy refused the wrapper."""
+    from opendp_graph import text as T
+
+    g = dpg.Graph.from_edges([0, 1, 2], [1, 2, 3], num_nodes=4, labels=[["gas"], ["gas", "power"], ["gas power"]])
+    model = dpg.pufferfish.BinomialModel.from_public(g, g)
+    space = dpg.graph_domain(labeled=True), dpg.pufferfish_distance(model, delta=1e-6)
+    release = T.make_ngram_count_release(space, {1: ["gas", "power"], 2: ["gas power"]}, max_ngrams_per_edge=1,
+                                         epsilon=1.0, joint=True)
+    wrapped = dpg.pufferfish.make_pufferfish_approximate(release)
+    (label, part), = dpg.accuracy(wrapped).parts
+    assert label == "every order" and part.scale == pytest.approx(wrapped(g).scales[1])
+    assert dpg.summarize({"w": wrapped}).height == 1
+
+
+def test_each_order_states_its_own_cap():
+    """Second round: every order's row got the union of all orders' statements."""
+    from opendp_graph import text as T
+
+    space = dpg.graph_domain(labeled=True), dpg.edge_distance()
+    keys = {1: ["gas", "power"], 2: ["gas power"]}  # c = 1 can drop an order-1 key, never the single order-2 key
+    acc = dpg.accuracy(T.make_ngram_count_release(space, keys, max_ngrams_per_edge=1, epsilon=1.0))
+    assert acc.for_part("order 1").not_included is not None and acc.for_part("order 2").not_included is None
+    assert acc.not_included == acc.for_part("order 1").not_included
+    table = dpg.summarize({"lm": T.make_ngram_count_release(space, keys, max_ngrams_per_edge=1, epsilon=1.0)})
+    assert table["not_included"].to_list() == [acc.for_part("order 1").not_included, None]
+
+
+def test_at_bound_interval_refuses_an_alpha_outside_0_1():
+    from opendp_graph.measurements.degree_distribution import DegreeDistributionRelease
+
+    release = DegreeDistributionRelease(theta=2, histogram=np.zeros(3), noisy_cumulative=np.array([1.0, 2.0, 5.0]), noise_scale=1.0)
+    for alpha in (1.0, 1.99, 0.0, float("nan")):
+        with pytest.raises(ValueError, match="alpha"):
+            release.at_bound_interval(alpha)

@@ -142,6 +142,17 @@ CASES = {
                            ["secret", "bytes", "int"]),
     "a node id unequal to itself": (lambda: Graph.from_networkx(nx.Graph([(float("nan"), "alice@enron.com")])),
                                     lambda: Graph.from_edges([0], [1], node_ids=["bob", np.float64("nan")]), ["alice", "nan"]),
+    "a ragged label matrix": (
+        lambda: Graph.from_arrays(np.array([0, 1]), np.array([1, 2]), 3, label_matrix=[[1, 0], [1]], vocabulary=["x", "y"]),
+        lambda: Graph.from_arrays(np.array([0, 1, 2]), np.array([1, 2, 3]), 4, label_matrix=[[1, 0], [1], [0, 1, 1]],
+                                  vocabulary=["x", "y"]), ["(2,)", "(3,)"]),
+    "label matrix entries of several kinds": (
+        lambda: Graph.from_arrays(np.array([0]), np.array([1]), 2, label_matrix=[[1, "x"]], vocabulary=["x", "y"]),
+        lambda: Graph.from_arrays(np.array([0]), np.array([1]), 2, label_matrix=[[1, 2]], vocabulary=["x", "y"]), ["string"]),
+    "a text value of another type": (
+        lambda: dpg.text.message_tokens(pl.DataFrame({"message_id": [1, 2], "subject": pl.Series(["a", 1.5], dtype=pl.Object)})),
+        lambda: dpg.text.message_tokens(pl.DataFrame({"message_id": [1], "subject": pl.Series([b"x"], dtype=pl.Object)})),
+        ["float", "bytes"]),
     # Blowfish policies
     "a policy's number of people": (lambda: _blowfish_release(10)(_star(37)), lambda: _blowfish_release(10)(_star(12)), ["37", "12", "36"]),
     "a VIP outside the graph": (lambda: _blowfish_release(None, vip=[50])(_star(4)), lambda: _blowfish_release(None, vip=[50])(_star(27)),
@@ -262,3 +273,31 @@ def test_a_hand_built_log_without_its_id_kind_is_refused_whatever_it_holds():
     graph = dpg.polars.make_person_graph(dpg.polars.message_log_domain(), dpg.polars.person_log_distance(), ["a", "b"])
     assert refusal(lambda: graph(hand_built([]))) == refusal(lambda: graph(hand_built([7])))
     assert "id kind" in refusal(lambda: graph(hand_built([])))
+
+
+def test_the_text_builders_check_ids_and_times_on_the_schema():
+    """Second round: delivery_ngrams dropped null senders silently and turned float ids into the
+    pair "1.0|2.0"; split_by_time read an integer column as microseconds. Both are refused now."""
+    with pytest.raises(TypeError, match="integers or strings"):
+        dpg.text.delivery_ngrams(pl.DataFrame({"message_id": [1], "subject": ["gas"], "sender": [1.0], "recipient": [2.0]}))
+    with pytest.raises(ValueError, match="nulls"):
+        dpg.text.delivery_ngrams(pl.DataFrame({"message_id": [1, 2], "subject": ["gas", "x"],
+                                               "sender": pl.Series([1, None], dtype=pl.Int64), "recipient": [2, 3]}))
+    with pytest.raises(TypeError, match="Datetime or Date"):
+        dpg.text.split_by_time(pl.DataFrame({"time": [1, 2]}), "2001-01-01")
+
+
+def test_accuracy_names_the_binomial_fit_s_cap_and_not_a_harmless_projection():
+    """Second round: make_binomial_statistics truncates each edge to c labels without saying so,
+    and a projection to θ on a domain whose degrees are at most θ was named though it keeps
+    every edge."""
+    from opendp_graph.pufferfish.dp_fit import make_binomial_statistics
+
+    g = Graph.from_edges([0, 1], [1, 2], num_nodes=3, labels=[["a", "b"], ["b"]])
+    capped = make_binomial_statistics(g, 1, ["a", "b"]) >> dp.m.then_laplace(scale=1.0)
+    assert "c = 1" in dpg.accuracy(capped).not_included
+    assert dpg.accuracy(make_binomial_statistics(g, 2, ["a", "b"]) >> dp.m.then_laplace(scale=1.0)).not_included is None
+    for bound, named in ((5, False), (10, True), (None, True)):
+        space = dpg.graph_domain(max_degree=bound), dpg.node_distance()
+        release = space >> dpg.then_degree_projection(5) >> dpg.then_degree_histogram(max_degree=5) >> dp.m.then_laplace(scale=1.0)
+        assert (dpg.accuracy(release).not_included is not None) == named, bound

@@ -245,3 +245,12 @@ def test_zcdp_budget_with_a_large_delta(epsilon, delta):
         return dp.c.make_zCDP_to_approxDP(exact).map(1.0).epsilon(delta)
 
     assert converted(rho) <= epsilon < converted(math.nextafter(rho, math.inf) * (1 + 1e-9))
+
+
+
+def test_zcdp_budget_never_returns_a_rho_opendp_cannot_convert():
+    """The red team's second round: at (1e-300, 1e-300) an overflow of OpenDP's conversion was
+    read as "within", and the ρ returned (8e-309) was only about (3e-153, 1e-300)-DP. A ρ OpenDP
+    cannot convert is never taken; where none converts, a clear refusal."""
+    with pytest.raises(ValueError, match="converts no positive ρ"):
+        dpg.zcdp_budget(1e-300, 1e-300)

@@ -106,7 +106,8 @@ def test_the_l2_map_never_rounds_down_above_two_to_the_53():
     from fractions import Fraction
 
     for cap, bound, d in ((4, 1, 2**53 + 1), (9, 3, 2**60 + 7), (2, 5, 2**55 + 3), (16, 7, 3)):
-        counts = T.make_person_ngram_counts(T.person_text_domain(bound), dpg.polars.person_log_distance(), KEYS, cap,
+        keys = [f"k{i}" for i in range(cap)]  # L counted keys need L keys (L is min(max_ngrams, K))
+        counts = T.make_person_ngram_counts(T.person_text_domain(bound), dpg.polars.person_log_distance(), keys, cap,
                                             dp.l2_distance(T=dp.f64))
         value = counts.map(d)
         root = math.isqrt(cap)
@@ -118,11 +119,27 @@ def test_the_l2_map_never_rounds_down_above_two_to_the_53():
 
 def test_replace_neighbours_cost_twice_and_d_people_d_times():
     space = T.person_text_domain(5)
-    add_remove = T.make_person_ngram_counts(space, dpg.polars.person_log_distance(), KEYS, 2)
-    replace = T.make_person_ngram_counts(space, dpg.polars.person_log_distance("replace"), KEYS, 2)
+    keys = ["a", "b", "c", "d"]
+    add_remove = T.make_person_ngram_counts(space, dpg.polars.person_log_distance(), keys, 2)
+    replace = T.make_person_ngram_counts(space, dpg.polars.person_log_distance("replace"), keys, 2)
     assert (add_remove.map(1), add_remove.map(3), replace.map(1)) == (10, 30, 20)
+    # with K = 3 keys a replaced person moves at most 3 entries by D each: 15, not 2·D·L = 20
+    assert T.make_person_ngram_counts(space, dpg.polars.person_log_distance("replace"), KEYS, 2).map(1) == 15
     l2 = T.make_person_ngram_counts(space, dpg.polars.person_log_distance(), KEYS, 2, dp.l2_distance(T=dp.f64))
     assert l2.map(1) >= 5 * math.sqrt(2) and l2.map(1) == pytest.approx(5 * math.sqrt(2), rel=1e-15)
+
+
+def test_a_cap_above_the_number_of_keys_costs_nothing():
+    """The red team's tightness case: D = 3, L = 5 and two keys moved the counts by at most 6 in
+    ℓ1 where the map said 15 (noise 2.5× too large). L is min(max_ngrams, K): the map is reached."""
+    domain, metric = T.person_text_domain(3), dpg.polars.person_log_distance()
+    l1 = T.make_person_ngram_counts(domain, metric, ["gas", "power"], 5)
+    l2 = T.make_person_ngram_counts(domain, metric, ["gas", "power"], 5, dp.l2_distance(T=dp.f64))
+    assert l1.map(1) == 6 and l2.map(1) == pytest.approx(3 * math.sqrt(2))
+    log = [((0,), ["gas", "power"])] * 3
+    full, empty = np.array(l1(table(log))), np.array(l1(table(without(log, 0))))
+    assert np.abs(full - empty).sum() == l1.map(1)  # reached
+    assert l1.map(1) == T.make_person_ngram_counts(domain, metric, ["gas", "power"], 2).map(1)
 
 
 def test_the_domain_refuses_a_busier_log_before_counting():
