@@ -389,6 +389,7 @@ def make_private_degree_distribution(
         # above the domain's degree bound the projection changes nothing and the extra bins only
         # carry noise (and a larger sensitivity): θ = max_degree says the same for less
         thetas = sorted({min(t, int(promised)) for t in thetas})
+    binds = promised is None or thetas[0] < promised  # the projection to the smallest θ can drop edges
     share = budget_share("selection_share", selection_share)
     d_in = positive_integer("d_in", d_in)
     bound = choice_arguments(thetas, scoring_bound, postprocess)
@@ -416,10 +417,16 @@ def make_private_degree_distribution(
         public_size=num_nodes if num_nodes is not None else expected_nodes,
         postprocess=postprocess,
         what="degree histogram",
+        binds=binds,
         bias=(
             "the noise is per entry of the θ-cumulative histogram of the projection to θ (noisy_cumulative), "
             "before the post-processing; it leaves out the post-processing's change and the projection's bias: "
             "the nodes capped at θ (the release's at_bound, DP) and their partners' lowered degrees"
+            if binds else
+            # every candidate is the domain's degree bound: the projection keeps every edge
+            "the noise is per entry of the θ-cumulative histogram (noisy_cumulative), before the post-processing; "
+            "it leaves out the post-processing's change. The projection drops nothing: the domain's max_degree is "
+            "at most every candidate θ"
         ),
     )
 
@@ -533,6 +540,7 @@ def choose_bound_and_release(
     what: str,
     bias: str,
     gaussian: bool = False,
+    binds: bool = True,
 ) -> dp.Measurement:
     """The two parts of :func:`make_private_degree_distribution` for any bounded histogram:
     ``release_chain(θ)`` is the stable ``θ``-cumulative histogram at bound ``θ`` (an L1 space;
@@ -607,7 +615,8 @@ def choose_bound_and_release(
         )
 
     measurement = composition >> dp.new_function(run, TO="ExtrinsicObject")
-    bias = f"{bias}; {_unmeasured_bias_cost(histograms, thetas, bound, d_in, epsilon * share, public_size)}"
+    if binds:  # a bound that can drop something: say why the release cannot measure what it drops
+        bias = f"{bias}; {_unmeasured_bias_cost(histograms, thetas, bound, d_in, epsilon * share, public_size)}"
     return attach_choice_accuracy(
         measurement,
         "θ",

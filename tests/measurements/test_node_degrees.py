@@ -269,3 +269,12 @@ class TestZCDPDegreeDistribution:
             dpg.make_private_degree_distribution(*space, None, [8])
         with pytest.raises(ValueError):
             dpg.make_private_degree_distribution(*space, None, [8], rho=-1.0)
+
+
+def test_the_bias_statement_is_silent_when_the_domain_bounds_degrees_below_every_candidate():
+    """Red team, second round: on graph_domain(max_degree=5) the candidates 8 and 16 are clamped to
+    5 and the projection keeps every edge, yet the release said "the nodes capped at θ"."""
+    harmless = dpg.make_private_degree_distribution(dpg.graph_domain(max_degree=5), dpg.node_distance(), 1.0, [8, 16])
+    assert "drops nothing" in dpg.accuracy(harmless).bias and "capped at θ" not in dpg.accuracy(harmless).bias
+    binding = dpg.make_private_degree_distribution(dpg.graph_domain(max_degree=10), dpg.node_distance(), 1.0, [8, 16])
+    assert "capped at θ" in dpg.accuracy(binding).bias
