@@ -62,6 +62,93 @@ def report(name, log, truth, of, runs, max_contribution, short_caps):
         )
 
 
+def point_estimates(name, log, of, ladder, runs, epsilon=1.0):
+    """The point estimate (:func:`opendp_graph.polars.make_private_total_estimate`) against every
+    fixed cap of the same public ladder, each released ``runs`` times in this run with OpenDP's
+    Laplace at the whole ``ε`` (the best fixed cap is the one a user would pick knowing the data),
+    and R2T's lower bound on the same ladder; truth beside."""
+    import opendp.prelude as dp
+
+    import opendp_graph as dpg
+
+    space = dpg.polars.message_log_domain(), dpg.polars.person_log_distance()
+    truth = dpg.polars.capped_total(log, float(log.load(of).max()) + 1, of)
+    fixed = {}
+    for cap in ladder:
+        total = dpg.polars.make_capped_total(*space, cap, of)
+        scale = dp.binary_search_param(lambda b, t=total: t >> dp.m.then_laplace(scale=b), d_in=1, d_out=epsilon, T=float)
+        meas = total >> dp.m.then_laplace(scale=scale)
+        fixed[cap] = float(np.median([abs(meas(log) - truth) for _ in range(runs)])) / truth
+    best_cap = min(fixed, key=fixed.get)
+    point = dpg.polars.make_private_total_estimate(*space, epsilon, caps=ladder, of=of, beta=0.1)
+    out = [point(log) for _ in range(runs)]
+    error = float(np.median([abs(r.estimate - truth) for r in out])) / truth
+    covered = np.mean([r.lower <= truth <= r.upper for r in out])
+    noise_covered = np.mean([abs(r.estimate - truth) <= r.noise_halfwidth for r in out])
+    r2t = releases(log, of, runs, max_contribution=int(ladder[-1]), caps=ladder, epsilon=epsilon)
+    r2t_error = float(np.median([abs(r.estimate - truth) for r in r2t])) / truth
+    chosen = [r.cap for r in out]
+    print(
+        f"  {name:10s} {of:9s} truth {truth:>10,.0f}  busiest {log.load(of).max():>7,.0f}  ladder {int(ladder[0])}–{int(ladder[-1])} "
+        f"({len(ladder)} caps): best fixed τ={best_cap:g} {fixed[best_cap]:6.2%} | point estimate {error:6.2%} = "
+        f"{error / fixed[best_cap]:.2f}× | R2T lower bound {r2t_error:6.2%} = {r2t_error / fixed[best_cap]:.1f}× | "
+        f"interval holds the truth {covered:.0%} (noise part alone {noise_covered:.0%}), median width/truth "
+        f"{np.median([(r.upper - r.lower) for r in out]) / truth:.2f} | caps chosen "
+        + ", ".join(f"{c:g}×{chosen.count(c)}" for c in ladder if chosen.count(c))
+    )
+    print("      every fixed cap: " + ", ".join(f"{c:g}: {e:.2%}" for c, e in fixed.items()))
+
+
+def edge_level_message_counts(name, log, ks, runs, epsilon=1.0):
+    """Messages per person at edge level (one pair's deliveries; no cap, no roster): OpenDP's
+    discrete Laplace on :func:`opendp_graph.polars.make_message_count_histogram` at scale 4/ε,
+    error Σ_c |released_c − true_c| / n (n the people of the log), negatives clamped to 0."""
+    import opendp.prelude as dp
+
+    import opendp_graph as dpg
+
+    space = dpg.polars.message_log_domain(), dpg.polars.pair_log_distance()
+    cells = []
+    for k in ks:
+        hist = dpg.polars.make_message_count_histogram(*space, max_count=k)
+        meas = hist >> dp.m.then_laplace(scale=4.0 / epsilon)
+        truth = dpg.polars.message_count_histogram(log, k)
+        n = truth.sum()
+        errors = [np.abs(np.maximum(np.asarray(meas(log)), 0) - truth).sum() / n for _ in range(runs)]
+        cells.append(f"k={k}: {np.median(errors):.3f}")
+    print(f"  {name}: {log.num_people:,} people; median L1/n at ε = {epsilon:g} (pair level, map 4): " + ", ".join(cells))
+
+
+def roster_free_message_counts(name, log, ks, runs, epsilon=1.0):
+    """Messages per person at person level with no roster: OpenDP's discrete Laplace (scale 2k/ε)
+    on :func:`opendp_graph.polars.make_message_count_tails`, fitted by ``histogram_from_tails``.
+    Error Σ_c |released_c − true_c| / n against the projected histogram (the noise) and against the
+    true one (direct and self messages per person, the last entry "k or more": noise and bias)."""
+    import opendp.prelude as dp
+
+    import opendp_graph as dpg
+
+    space = dpg.polars.message_log_domain(), dpg.polars.person_log_distance()
+    direct = log.with_owners(1, 2)
+    owned = np.bincount(direct.owners, minlength=direct.num_people)
+    owned = owned[owned > 0]
+    cells = []
+    for k in ks:
+        tails = dpg.polars.make_message_count_tails(*space, max_count=k)
+        meas = tails >> dp.m.then_laplace(scale=2.0 * k / epsilon)
+        t = dpg.polars.message_count_tails(log, k)
+        projected = t - np.append(t[1:], 0)
+        true = np.bincount(np.minimum(owned, k) - 1, minlength=k)
+        noise, whole = [], []
+        for _ in range(runs):
+            h = dpg.polars.histogram_from_tails(meas(log), noise_scale=2.0 * k / epsilon)
+            noise.append(np.abs(h - projected).sum() / projected.sum())
+            whole.append(np.abs(h - true).sum() / true.sum())
+        cells.append(f"k={k}: {np.median(whole):.3f} (noise alone {np.median(noise):.3f})")
+    print(f"  {name}: {len(owned):,} people with a direct or self message; median L1/n at ε = {epsilon:g} "
+          "(person level, no roster, map 2k): " + ", ".join(cells))
+
+
 def monthly(name, log, months, runs, max_contribution, caps, epsilon=1.0):
     """Messages per month two ways, at ε in all: (a) one make_private_total per month at
     ε/months (basic composition: a person active in every month costs every month's share; the
@@ -305,6 +392,28 @@ def message_count_histogram(name, log, roster, candidates, runs, epsilon=1.0):
     _print_choice_laws(fixed, n, scores.map(1), epsilon, best, scores(log), what="k")
 
 
+# public ladders for the point estimates: R2T-style powers of two from 32 up to a public bound
+# (the declared bounds above, or for the chat log its size bound rounded down), and a short one
+def _powers(low, high):
+    return tuple(float(2**j) for j in range(int(np.log2(low)), int(np.log2(high)) + 1))
+
+
+def point_estimate_table(dpg, synthetic, args):
+    print(f"\nPoint estimates of totals at ε = 1, {args.runs} releases each, add/remove a person (median relative error)")
+    chat = dpg.polars.message_log(dpg.datasets.synthetic_chat_log())
+    logs = [("chat", chat, {"messages": 2**13, "pairs": 2**13}), ("synthetic", synthetic, {"messages": 2**15, "pairs": 2**15})]
+    try:
+        frame = dpg.datasets.load_enron_messages(None if args.data is None else f"{args.data}/enron-perry-wolfe")
+        logs.append(("Enron", dpg.polars.message_log(frame), {"messages": 2**13, "pairs": 2**14}))
+    except (FileNotFoundError, dpg.datasets.DataUnavailableError) as reason:
+        print(f"  Enron skipped: {reason}")
+    for name, log, bounds in logs:
+        for of, bound in bounds.items():
+            point_estimates(name, log, of, _powers(32, bound), args.runs)
+            top = 2 ** int(np.ceil(np.log2(log.load(of).max())))  # a public bound as tight as the busiest person
+            point_estimates(name, log, of, _powers(top / 16, top), args.runs)
+
+
 def main(argv=None) -> None:
     import opendp.prelude as dp
 
@@ -313,13 +422,27 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--data", default=None)
-    parser.add_argument("--only", choices=("histograms", "choice"), default=None,
+    parser.add_argument("--only", choices=("histograms", "choice", "point", "edge"), default=None,
                         help="histograms: only the degree distribution and messages-per-person sections; "
-                             "choice: only the choice of θ at ε = 3 and 10")
+                             "choice: only the choice of θ at ε = 3 and 10; point: only the point estimates "
+                             "of totals against the best fixed cap; edge: only messages per person at edge level and without a roster")
     args = parser.parse_args(argv)
     dp.enable_features("contrib", "honest-but-curious")
 
     synthetic = dpg.polars.message_log(dpg.datasets.synthetic_message_log(), time="time", words="words")
+    if args.only in (None, "point"):
+        point_estimate_table(dpg, synthetic, args)
+        if args.only == "point":
+            return
+    if args.only in (None, "edge"):
+        print(f"\nMessages per person at edge level, {args.runs} releases each")
+        edge_level_message_counts("chat", dpg.polars.message_log(dpg.datasets.synthetic_chat_log()), (16, 64, 256), args.runs)
+        edge_level_message_counts("synthetic", synthetic, (16, 64, 256), args.runs)
+        print(f"\nMessages per person at person level without a roster, {args.runs} releases each")
+        roster_free_message_counts("chat", dpg.polars.message_log(dpg.datasets.synthetic_chat_log()), (16, 32, 64, 128), args.runs)
+        roster_free_message_counts("synthetic", synthetic, (32, 64, 128, 256), args.runs)
+        if args.only == "edge":
+            return
     totals = args.only is None
     for of, caps in (("messages", (256, 512, 1024, 2048)), ("words", (2048, 4096, 8192, 16384)), ("pairs", (256, 512, 1024, 2048))):
         if totals:

@@ -77,6 +77,22 @@ def positive_finite(name: str, value: Any) -> float:
     return float(value)
 
 
+def positive_budget(name: str, value: Any) -> float:
+    """A privacy budget (``ε`` or ``ρ``) as the largest float not above it, after the checks of
+    :func:`positive_finite`: an exact ``Fraction(1, 10)`` becomes the float just below 1/10, so a
+    release calibrated to it never spends more than was given.
+
+    >>> from fractions import Fraction
+    >>> positive_budget("epsilon", Fraction(1, 10)) < Fraction(1, 10)
+    True
+    """
+    positive_finite(name, value)
+    result = float_at_most(value)
+    if result <= 0:
+        raise ValueError(f"{name} must be a positive finite number, got {value!r} (below the smallest float)")
+    return result
+
+
 def budget_share(name: str, value: Any) -> float:
     """``float(value)`` if it is a finite real number in ``(0, 1)``: the part of a budget one
     step of a release spends (its other steps get the rest).

@@ -13,7 +13,7 @@ from typing import Any
 import opendp.prelude as dp
 from opendp.context import PartialChain, Query
 
-from ..core._checks import open_probability, positive_finite
+from ..core._checks import open_probability, positive_budget
 
 _registered = False
 
@@ -129,7 +129,7 @@ def zcdp_budget(epsilon: float, delta: float) -> float:
     >>> round(rho, 5)
     0.02436
     """
-    epsilon = positive_finite("epsilon", epsilon)
+    epsilon = positive_budget("epsilon", epsilon)
     delta = open_probability("delta", delta)
 
     def converted(rho: float) -> float:

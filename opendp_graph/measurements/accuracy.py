@@ -49,6 +49,7 @@ __all__ = [
     "Accuracy",
     "ChoiceAccuracy",
     "PartsAccuracy",
+    "SelectionAccuracy",
     "accuracy",
     "attach_choice_accuracy",
     "attach_parts_accuracy",
@@ -69,6 +70,7 @@ _MEASURE_CONVERSIONS = {
     "make_fixed_approxDP_to_approxDP",
 }
 _NOISE_CONSTRUCTORS = {"make_laplace", "make_geometric", "make_gaussian", "make_laplace_threshold", "make_gaussian_threshold"}
+_SELECTIONS = {"make_noisy_top_k", "make_noisy_max"}  # they release keys (indices), not values
 _COMPOSITIONS = {
     "make_composition",
     "make_basic_composition",
@@ -80,7 +82,8 @@ _COMPOSITIONS = {
 _SUPPORTED = (
     "supported: OpenDP's make_laplace, make_geometric and make_gaussian on a scalar or a vector, and "
     "make_laplace_threshold and make_gaussian_threshold on a count map (also dpg.make_laplace_threshold, "
-    "dpg.make_gaussian_threshold), alone, at the end of a chain "
+    "dpg.make_gaussian_threshold), make_noisy_top_k and make_noisy_max on a vector of known length, alone, at the end "
+    "of a chain "
     "(make_chain_mt), behind a privacy-measure conversion (make_approximate, make_pureDP_to_zCDP, "
     "make_zCDP_to_approxDP, make_fix_delta) or wrapped by dpg.pufferfish.make_pufferfish_approximate"
 )
@@ -427,7 +430,7 @@ def _noise_record(measurement: Any) -> tuple[str, dict, list[str]]:
             node = kwargs["measurement"]
         elif name == "make_user_measurement" and isinstance(kwargs.get("function"), dp.Measurement):
             node = kwargs["function"]  # e.g. dpg.make_laplace_threshold: it releases this measurement
-        elif name in _NOISE_CONSTRUCTORS:
+        elif name in _NOISE_CONSTRUCTORS or name in _SELECTIONS:
             return name, kwargs, path
         else:
             where = " → ".join(path)
@@ -513,20 +516,82 @@ class PartsAccuracy:
         return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class SelectionAccuracy:
+    """The accuracy of a selection (OpenDP's ``make_noisy_top_k`` / ``make_noisy_max``): it
+    releases keys, not values, so its accuracy is about *which* keys: with probability at least
+    ``1 − alpha``, every released key's true score is within ``half_width`` of the ``k``-th best
+    true score (the ``k``-th largest; smallest with ``negate``), simultaneously for all ``k``.
+
+    *Why.* Let every noise lie in ``[lo, hi]``. A key ``j`` scoring more than ``hi − lo`` below the
+    ``k``-th best is beaten after noise by each of the ``k`` best keys (each one's noisy score is at
+    least the ``k``-th best plus ``lo``; ``j``'s is below it minus ``hi − lo`` plus ``hi``), so it is
+    not released. OpenDP adds exponential noise of scale ``b`` under ``max_divergence`` (the
+    permute-and-flip equivalent): ``lo = 0``, and all ``K`` noises are below ``b·ln(K/alpha)``
+    with probability ``≥ 1 − alpha`` (a union bound on ``Pr[Z > t] = e^{−t/b}``). Under
+    ``zero_concentrated_divergence`` the noise is Gumbel: ``Pr[Z > t] ≤ e^{−t/b}`` and ``Pr[Z < −t] =
+    exp(−e^{t/b})``, so with ``L = ln(2K/alpha)`` all ``K`` noises lie in ``[−b·ln L, b·L]`` with
+    probability ``≥ 1 − alpha`` and the margin is ``b·(L + ln L)``."""
+
+    noise: str
+    scale: float
+    alpha: float
+    k: int
+    candidates: int
+    half_width: float
+    negate: bool
+    not_included: str | None = None
+    threshold: None = None
+
+    @property
+    def headline(self) -> str:
+        best = "smallest" if self.negate else "largest"
+        rank = "" if self.k == 1 else {2: "2nd ", 3: "3rd "}.get(self.k, f"{self.k}th ")
+        return (
+            f"{self.noise} noise of scale {readable(self.scale)} on {self.candidates} scores, the top {self.k} released: "
+            f"every released key's true score is within {readable(self.half_width)} of the {rank}{best} true score "
+            f"with probability ≥ {readable(100 * (1 - self.alpha))} % (all keys at once)"
+        )
+
+    def __str__(self) -> str:
+        return self.headline + (f"\nnot included: {self.not_included}" if self.not_included else "")
+
+
+def _selection_accuracy(name: str, kwargs: Mapping, alpha: float, left_out: str | None) -> SelectionAccuracy:
+    size = getattr(kwargs.get("input_domain"), "size", None)
+    if size is None:
+        raise TypeError(f"cannot state the accuracy of {name} on a vector of unknown length: give the domain its size; {_SUPPORTED}")
+    scale, k = float(kwargs["scale"]), int(kwargs.get("k", 1))
+    gumbel = "ZeroConcentrated" in str(kwargs.get("output_measure"))
+    if gumbel:
+        spread = math.log(2 * size / alpha)
+        margin = scale * (spread + math.log(max(spread, 1.0)))
+    else:
+        margin = scale * math.log(size / alpha)
+    return SelectionAccuracy(
+        noise="gumbel" if gumbel else "exponential", scale=scale, alpha=alpha, k=k, candidates=int(size),
+        half_width=margin, negate=bool(kwargs.get("negate", False)), not_included=left_out,
+    )
+
+
 _CHOICE_ATTRIBUTE = "_dpg_accuracy"  # where attach_choice_accuracy leaves the statement for accuracy()
 
 
 def _choice_statement(measurement: Any):
-    """The statement :func:`attach_choice_accuracy` left on ``measurement``, or on the
-    measurement at the end of its chain (``transformation >> release``: the transformation
-    before the noise does not change it), or ``None``."""
+    """The statement :func:`attach_choice_accuracy` (or :func:`attach_parts_accuracy`) left on
+    ``measurement``, or on the measurement at the end of its chain, as ``(describe, before)``:
+    ``before`` lists what the transformations chained in front of it drop (their
+    :func:`~opendp_graph.core._bias.state_bias` statements: ``make_person_graph(...) >>
+    make_private_degree_distribution(...)`` leaves out group messages, which the release's own
+    statement cannot know). ``None`` when there is none."""
     node = measurement
+    before: list[str] = []
     for _ in range(1000):  # a chain is finite; this only guards against a cycle of references
         if not isinstance(node, dp.Measurement):
             return None
         describe = getattr(node, _CHOICE_ATTRIBUTE, None)
         if describe is not None:
-            return describe
+            return describe, before
         inner = getattr(node, "_opendp_graph_inner", None)
         if inner is not None:  # dpg.pufferfish.make_pufferfish_approximate: the release is inner's
             node = inner
@@ -534,6 +599,7 @@ def _choice_statement(measurement: Any):
         record = getattr(node, "__opendp_dict__", None)
         if not isinstance(record, Mapping) or record.get("__function__") != "make_chain_mt":
             return None
+        before = before + _stated_biases(record.get("__kwargs__", {}).get("transformation0"))
         node = record.get("__kwargs__", {}).get("measurement1")
     return None  # pragma: no cover
 
@@ -650,10 +716,25 @@ def accuracy(measurement: dp.Measurement, alpha: float = 0.05) -> Accuracy | Cho
     ('laplace', 2.9957)
     """
     alpha = _check_alpha(alpha)
-    describe = _choice_statement(measurement)
-    if describe is not None:  # a release of this package that picks a candidate under DP
-        return describe(alpha)
+    statement = _choice_statement(measurement)
+    if statement is not None:  # a release of this package that picks a candidate under DP, or of parts
+        describe, before = statement
+        result = describe(alpha)
+        if before:  # what the transformations in front of the release drop, first to last
+            if isinstance(result, ChoiceAccuracy):
+                return replace(result, bias="; ".join(dict.fromkeys([*before, result.bias])))
+            def joined(own):
+                return "; ".join(dict.fromkeys([*before, *filter(None, [own])]))
+
+            return replace(
+                result,
+                parts=tuple((label, replace(acc, not_included=joined(acc.not_included))) for label, acc in result.parts),
+                not_included=joined(result.not_included),
+            )
+        return result
     name, kwargs, _ = _noise_record(measurement)
+    if name in _SELECTIONS:
+        return _selection_accuracy(name, kwargs, alpha, not_included(measurement))
     result = _noise_accuracy_of(name, kwargs, alpha)
     left_out = not_included(measurement)
     if left_out is not None:

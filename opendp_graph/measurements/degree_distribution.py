@@ -38,12 +38,12 @@ import numpy as np
 import opendp.prelude as dp
 from scipy.optimize import isotonic_regression, lsq_linear
 
-from ..core._checks import budget_share, integer_at_least, positive_finite, positive_integer
+from ..core._checks import budget_share, integer_at_least, positive_budget, positive_finite, positive_integer
 from ..core.domains import graph_domain_descriptor
 from ..core.metrics import metric_descriptor
 from ..transformations.degrees import then_cumulative_degree_histogram, then_degree_histogram
 from ..transformations.projection import make_degree_projection
-from .accuracy import attach_choice_accuracy
+from .accuracy import attach_choice_accuracy, readable
 
 __all__ = [
     "histogram_from_cumulative",
@@ -382,7 +382,7 @@ def make_private_degree_distribution(
     if (epsilon is None) == (rho is None):
         raise ValueError("give exactly one budget: epsilon (pure ε-DP) or rho= (zCDP)")
     gaussian = rho is not None
-    budget = positive_finite("rho" if gaussian else "epsilon", rho if gaussian else epsilon)
+    budget = positive_budget("rho" if gaussian else "epsilon", rho if gaussian else epsilon)
     thetas = _candidates(candidates)
     promised = descriptor.max_degree
     if promised is not None and promised >= 1:
@@ -640,7 +640,7 @@ def _selection_statement(scale: float, size: int | None) -> str:
     with a low estimate the statement is too pessimistic, with a high one too optimistic); the
     actual scores add the public noise terms ``N_θ``, which move the law the same way for any
     data."""
-    text = f"noisy max with noise scale {scale:,.0f}"
+    text = f"noisy max with noise scale {readable(scale)}"
     if size is None:
         return text + " (in nodes; compare it with the number of nodes: near or above it, the choice is close to uniform)"
     factor = math.exp(min(2 * size / scale, 700.0))

@@ -23,7 +23,9 @@ chooses *what to protect* and then writes ordinary OpenDP Polars queries::
 * person-level totals of a message log whose messages have several owners (sender and
   recipients): :func:`message_log` reads a table once into a :class:`MessageLog`;
   :func:`make_private_total` releases messages, deliveries, words or distinct pairs with the
-  per-person cap chosen under DP and the whole error stated (:class:`TotalRelease`); the
+  per-person cap chosen under DP and the whole error stated (:class:`TotalRelease`, a lower
+  confidence bound), or as a point estimate with its noise and bias
+  (:func:`make_private_total_estimate`, :class:`TotalEstimate`); the
   capped totals underneath (:func:`capped_total`, :func:`make_capped_total`,
   :func:`make_capped_total_ladder`) on :func:`message_log_domain` with
   :func:`person_log_distance`; per public time window (messages per month) with one cap chosen
@@ -31,7 +33,9 @@ chooses *what to protect* and then writes ordinary OpenDP Polars queries::
   public roster, whose neighbours are one rewired node (so node-level releases apply);
   messages per person bounded by an edge-addition scan and their histogram with the bound
   chosen under DP: :func:`make_message_count_projection`,
-  :func:`make_private_message_count_histogram`;
+  :func:`make_private_message_count_histogram`; at edge level (one pair's deliveries,
+  :func:`pair_log_distance`) the histogram of messages per person needs no bound and no roster:
+  :func:`make_message_count_histogram`;
 * accounting: :func:`compositor` → :class:`UnitContext`, :func:`loss_for` (which first checks
   that the measurement's input metric expresses the unit).
 
@@ -48,8 +52,17 @@ Nothing is lifted to the top level: use ``dpg.polars.<name>``.
 
 from ._context import UnitContext, compositor, loss_for
 from ._convert import graph_from_polars, graph_to_polars
-from ._message_counts import make_message_count_projection, make_private_message_count_histogram, message_counts
+from ._message_counts import (
+    histogram_from_tails,
+    make_message_count_projection,
+    make_message_count_tails,
+    make_private_message_count_histogram,
+    message_count_tails,
+    message_counts,
+)
 from ._message_graph import PersonGraphScope, make_person_graph, person_graph, person_graph_scope
+from ._pair_level import PairLogDistance, make_message_count_histogram, message_count_histogram, pair_log_distance
+from ._point_totals import TotalEstimate, cap_scores, make_cap_scores, make_private_total_estimate
 from ._windows import WindowTotalsRelease, make_private_window_totals, make_window_capped_totals, make_window_ladder
 from ._messages import (
     LP_TOLERANCE,
@@ -95,4 +108,7 @@ __all__ = [
     "make_person_graph", "person_graph", "person_graph_scope", "PersonGraphScope",
     "make_message_count_projection", "make_private_message_count_histogram", "message_counts",
     "make_private_window_totals", "WindowTotalsRelease", "make_window_capped_totals", "make_window_ladder",
+    "make_private_total_estimate", "TotalEstimate", "make_cap_scores", "cap_scores",
+    "PairLogDistance", "pair_log_distance", "make_message_count_histogram", "message_count_histogram",
+    "make_message_count_tails", "message_count_tails", "histogram_from_tails",
 ]

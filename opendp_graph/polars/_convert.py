@@ -107,7 +107,8 @@ def _collect(query: Any, streaming: bool = False) -> Any:
         return query.collect(engine="streaming" if streaming else "auto", optimizations=flags)
     except schema_errors:
         raise
-    except pl.exceptions.PolarsError:
+    # a panic (e.g. a date beyond Datetime('us')) is a BaseException, not an Exception: withheld too
+    except (pl.exceptions.PolarsError, pl.exceptions.PanicException):
         raise withheld() from None
 
 
@@ -123,7 +124,7 @@ def schema_of(frame: Any) -> Any:
         return frame.collect_schema()
     except pl.exceptions.ColumnNotFoundError:
         raise
-    except pl.exceptions.PolarsError:
+    except (pl.exceptions.PolarsError, pl.exceptions.PanicException):
         raise withheld() from None
 
 

@@ -220,8 +220,40 @@ def _check_fields(log: MessageLog) -> None:
         raise ValueError("MessageLog: a message lists an owner twice")
     for name in ("recipients", "time", "words"):
         value = getattr(log, name)
-        if value is not None and value.shape[0] != m:
+        if value is not None and (value.ndim != 1 or value.shape[0] != m):
             raise ValueError(f"MessageLog.{name} must have one entry per message")
+    _check_people(log.people)
+    # what each message adds to a total must be what message_log computes: a message's recipients
+    # are its owners other than the sender, plus the sender when it wrote to itself; its words a
+    # non-negative integer (a negative weight would let removing a person raise a capped total)
+    recipients = log.recipients
+    if recipients.dtype.kind not in "iu" or (
+        m and not (((recipients == sizes - 1) | (recipients == sizes)).all() and recipients.min() >= 1)
+    ):
+        raise ValueError("MessageLog.recipients must count each message's distinct recipients (its owners other than "
+                         "the sender, and the sender if it wrote to itself)")
+    if log.words is not None and (log.words.dtype.kind not in "iu" or (m and log.words.min() < 0)):
+        raise ValueError("MessageLog.words must be non-negative integers")
+    if log.time is not None and log.time.dtype.kind != "M":
+        raise ValueError("MessageLog.time must be a datetime64 array")
+    # the sender–recipient pairs of each message are its owners after the sender, in order
+    if not np.array_equal(np.diff(log.pair_indptr), sizes - 1) or not np.array_equal(
+        log.pair_recipients, np.delete(log.owners, log.owner_indptr[:-1])
+    ):
+        raise ValueError("MessageLog.pair_recipients must list each message's owners other than its sender, in order")
+
+
+def _check_people(people: np.ndarray) -> None:
+    """``people`` holds distinct ids of one kind, integers or text (one person, one index: a
+    repeated id would be two people to the linear program's caps and one to the log)."""
+    if people.ndim != 1:
+        raise ValueError("MessageLog.people must be a one-dimensional array of ids")
+    values = [v.item() if isinstance(v, np.generic) else v for v in people.tolist()]
+    kinds = {type(v) for v in values}
+    if not (kinds <= {int} or kinds <= {str}):
+        raise ValueError("MessageLog.people must hold ids of one kind, all integers or all text")
+    if len(set(values)) != len(values):
+        raise ValueError("MessageLog.people must not repeat an id")
 
 
 def _gather(indptr: np.ndarray, values: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -363,7 +395,7 @@ def message_rows(
     return table, id_kind
 
 
-_HEADER = {"__s": "sender", "__time": "time", "__words": "words", "__text": "text"}
+_HEADER = {"__s": "senders", "__time": "times", "__words": "word counts", "__text": "texts"}
 
 
 def per_message(rows: Any) -> Any:
@@ -381,7 +413,7 @@ def per_message(rows: Any) -> Any:
     for c in header:
         if (grouped[c + "_n"] > 1).any():
             raise ValueError(
-                f"a message has rows with different {_HEADER[c]}s: one message has one header (check the message_id column)"
+                f"a message has rows with different {_HEADER[c]}: one message has one header (check the message_id column)"
             )
     return grouped.drop([c + "_n" for c in header])
 
@@ -743,6 +775,22 @@ def make_capped_total(input_domain: dp.Domain, input_metric: dp.Metric, cap: flo
         lambda d_in: _round_up(tau * (_person_count(d_in) + LP_TOLERANCE)),
     )
     return state_bias(total, capped_bias(f"the cap τ = {tau:g}"))
+
+
+def laplace_at_each_cap(caps: tuple[float, ...], chain_at, d_in: int, epsilon: float) -> list[tuple[dp.Measurement, float]]:
+    """For each public cap ``τ``, ``chain_at(τ) >> Laplace`` calibrated by ``dp.binary_search_param``
+    to ``epsilon`` at ``d_in``, with its scale: the releases a choice of cap picks from (every one
+    costs the same ``epsilon``, so which is picked tells nothing the choice did not). A budget no
+    finite scale reaches is refused in plain words."""
+    releases = []
+    for tau in caps:
+        chain = chain_at(tau)
+        try:
+            scale = dp.binary_search_param(lambda s, c=chain: c >> dp.m.then_laplace(scale=s), d_in=d_in, d_out=epsilon, T=float)
+        except Exception as error:  # OpenDP's search fails when no finite scale reaches so small a budget
+            raise ValueError(f"no noise scale reaches ε = {epsilon!r} for the cap {tau:g}: raise ε or lower the caps") from error
+        releases.append((chain >> dp.m.then_laplace(scale=scale), float(scale)))
+    return releases
 
 
 def capped_bias(cap: str) -> str:

@@ -34,10 +34,11 @@ import numpy as np
 import opendp.prelude as dp
 
 from ..core._bias import state_bias
-from ..core._checks import budget_share, open_probability, positive_finite
+from ..core._checks import budget_share, open_probability, positive_budget
 from ..measurements.accuracy import attach_choice_accuracy
 from ._messages import (
-    LP_TOLERANCE, MessageLog, _caps, _check_space, _kind, _person_count, _round_up, capped_bias, capped_total, require_log, unit_ladder,
+    LP_TOLERANCE, MessageLog, _caps, _check_space, _kind, _person_count, _round_up, capped_bias, capped_total, laplace_at_each_cap, require_log,
+    unit_ladder,
 )
 
 __all__ = ["make_window_capped_totals", "make_window_ladder", "make_private_window_totals", "WindowTotalsRelease"]
@@ -213,7 +214,7 @@ def make_private_window_totals(
     """
     dp.assert_features("contrib", "honest-but-curious")
     _check_space(input_domain, input_metric)
-    epsilon = positive_finite("epsilon", epsilon)
+    epsilon = positive_budget("epsilon", epsilon)
     beta = open_probability("beta", beta)
     share = budget_share("selection_share", selection_share)
     people = _person_count(d_in)
@@ -224,15 +225,16 @@ def make_private_window_totals(
     labels = tuple((str(a), str(b)) for a, b in zip(bounds, bounds[1:]))
 
     eps_release = epsilon * (1 - share)
-    releases = []
-    for tau in values:
-        totals = make_window_capped_totals(input_domain, input_metric, windows, tau, kind)
-        scale = dp.binary_search_param(lambda s, t=totals: t >> dp.m.then_laplace(scale=s), d_in=people, d_out=eps_release, T=float)
-        releases.append((totals >> dp.m.then_laplace(scale=scale), float(scale)))
+    releases = laplace_at_each_cap(
+        values, lambda tau: make_window_capped_totals(input_domain, input_metric, windows, tau, kind), people, eps_release
+    )
     d_release = max(m.map(people) for m, _ in releases)
     eps_select = (epsilon - d_release) * (1 - 1e-9)  # a hair below the rest: the parts' float sum stays within ε
     ladder = make_window_ladder(input_domain, input_metric, windows, values, kind)
-    ladder_scale = dp.binary_search_param(lambda s: ladder >> dp.m.then_laplace(scale=s), d_in=people, d_out=eps_select, T=float)
+    try:
+        ladder_scale = dp.binary_search_param(lambda s: ladder >> dp.m.then_laplace(scale=s), d_in=people, d_out=eps_select, T=float)
+    except Exception as error:
+        raise ValueError(f"no noise scale reaches the selection's budget {eps_select!r}: raise ε or selection_share") from error
     selector = ladder >> dp.m.then_laplace(scale=ladder_scale)
     d_mids = [selector.map(people), d_release]
     if sum(d_mids) > epsilon:

@@ -24,7 +24,7 @@ from typing import Any
 import opendp.prelude as dp
 
 from ..core._bias import stated_bias, state_bias
-from ..core._checks import positive_finite, positive_integer
+from ..core._checks import positive_budget, positive_finite, positive_integer
 from ..measurements.accuracy import attach_parts_accuracy
 from ..transformations.labels import l2_bound, monotonic_single_unit, then_label_counts
 
@@ -145,7 +145,7 @@ def make_ngram_count_release(
     if (rho is None) == (epsilon is None):
         raise ValueError("give exactly one budget: rho (zCDP, Gaussian noise) or epsilon (pure DP, Laplace noise)")
     noise = "gaussian" if rho is not None else "laplace"
-    budget = positive_finite("rho" if rho is not None else "epsilon", rho if rho is not None else epsilon)
+    budget = positive_budget("rho" if rho is not None else "epsilon", rho if rho is not None else epsilon)
     if not isinstance(joint, bool):
         raise TypeError(f"joint must be a bool, got {joint!r}")
     if joint and shares is not None:

@@ -187,3 +187,91 @@ def test_at_bound_is_never_negative_and_its_interval_covers():
     fixed = DegreeDistributionRelease(theta=2, histogram=np.zeros(3), noisy_cumulative=np.array([10.0, 900.0, 397.0]),
                                       noise_scale=100.0)
     assert fixed.at_bound == 0.0 and fixed.at_bound_interval(0.05)[0] == 0.0 and fixed.at_bound_interval(0.05)[1] > 0
+
+
+# --- roster-free: the tail counts T_j (people with at least j kept messages) -----------------------
+
+
+def _present_log(messages):
+    """The log as message_log builds it: its people are those who own a message (no roster)."""
+    present = sorted({p for s, rs in messages for p in (s, *rs)})
+    index = {p: i for i, p in enumerate(present)}
+    return direct_log([(index[s], tuple(index[r] for r in rs)) for s, rs in messages], people=tuple(present))
+
+
+@pytest.mark.parametrize("k, size, shapes", [(1, 3, "all"), (2, 3, "all"), (2, 4, "direct")])
+def test_tails_move_at_most_2k_per_person_without_a_roster(k, size, shapes):
+    """Every small log on 3 people (group messages included, or the direct and self ones only),
+    each person removed with all their messages (the reduced log has only the people left in it)
+    and each pair of logs equal outside one person's messages (replace): the tail counts move by
+    at most 2k in L1, and 2k is reached."""
+    pool = SHAPES if shapes == "all" else [s for s in SHAPES if len(set((s[0], *s[1]))) <= 2]
+    tails = {}
+    for messages in itertools.combinations_with_replacement(pool, size):
+        tails[messages] = C.message_count_tails(_present_log(list(messages)), k)
+    worst = 0
+    by_rest: dict = {}
+    for messages, full in tails.items():
+        for v in PEOPLE:
+            rest = without(list(messages), v)
+            moved = int(np.abs(full - C.message_count_tails(_present_log(rest), k)).sum())
+            assert moved <= 2 * k, (messages, v)
+            worst = max(worst, moved)
+            by_rest.setdefault((v, tuple(rest)), []).append(full)
+    for group in by_rest.values():
+        spread = np.abs(np.array(group)[:, None, :] - np.array(group)[None, :, :]).sum(axis=2).max()
+        assert spread <= 2 * k
+    assert worst == 2 * k
+
+
+def test_tails_on_random_larger_logs_move_at_most_2k():
+    rng = np.random.default_rng(11)
+    for trial in range(40):
+        messages = []
+        for _ in range(int(rng.integers(30, 200))):
+            s = int(rng.integers(20)) if rng.random() < 0.5 else int(rng.integers(3))
+            r = tuple(sorted({int(x) for x in rng.integers(0, 20, size=int(rng.choice([1, 1, 2, 3])))}))
+            messages.append((s, r))
+        k = int(rng.choice([1, 3, 8]))
+        v = int(rng.integers(20))
+        moved = np.abs(C.message_count_tails(_present_log(messages), k) - C.message_count_tails(_present_log(without(messages, v)), k)).sum()
+        assert moved <= 2 * k
+
+
+def test_tails_match_the_rostered_counts_and_the_map_is_exact():
+    log = _present_log([(0, (1,)), (0, (1,)), (1, (1,)), (2, (0,)), (0, (1, 2))])
+    counts = C.message_counts(log, 2, [0, 1, 2])
+    assert C.message_count_tails(log, 2).tolist() == [int((counts >= 1).sum()), int((counts >= 2).sum())]
+    t = C.make_message_count_tails(*SPACE, max_count=5)
+    assert t.map(1) == 10 and t.check(1, 10) and not t.check(1, 9)
+    assert dpg.polars.make_message_count_tails(SPACE[0], dpg.polars.person_log_distance("replace"), 3).map(2) == 12
+    with pytest.raises(TypeError, match="person_log_distance"):
+        C.make_message_count_tails(SPACE[0], dpg.polars.pair_log_distance(), max_count=3)
+    with pytest.raises(ValueError, match="max_count"):
+        C.make_message_count_tails(*SPACE, max_count=0)
+
+
+def test_histogram_from_tails_is_monotone_non_negative_post_processing():
+    h = C.histogram_from_tails([10.0, 12.0, 4.0, -3.0])
+    assert np.all(h >= 0) and h.sum() == pytest.approx(11.0)  # 10 and 12 pooled to 11, −3 clamped to 0
+    assert C.histogram_from_tails([5, 3, 3, 1]).tolist() == [2, 0, 2, 1]
+    with pytest.raises(ValueError, match="finite"):
+        C.histogram_from_tails([1.0, float("nan")])
+    with pytest.raises(ValueError, match="noise_scale"):
+        C.histogram_from_tails([3.0, 1.0], noise_scale=0.0)
+
+
+def test_roster_free_release_on_the_chat_log():
+    """At ε = 1 with k = 64 the released histogram of messages per person is close to the projected
+    truth (error relative to the people with a kept message)."""
+    log = dpg.polars.message_log(dpg.datasets.synthetic_chat_log())
+    tails = C.make_message_count_tails(*SPACE, max_count=64)
+    meas = tails >> dp.m.then_laplace(scale=128.0)  # map 2k = 128: ε = 1
+    assert meas.map(1) == pytest.approx(1.0)
+    truth = C.histogram_from_tails(C.message_count_tails(log, 64))
+    noisy = meas(log)
+    fitted = C.histogram_from_tails(noisy, noise_scale=128.0)
+    assert fitted.shape == (64,) and np.all(fitted >= 0)
+    assert np.abs(fitted - truth).sum() / truth.sum() < 0.35  # measured 0.16 (median of 10)
+    assert np.abs(C.histogram_from_tails(noisy) - truth).sum() / truth.sum() < 1.0  # isotonic: 0.54
+    assert "group message" in dpg.accuracy(tails >> dp.m.then_laplace(scale=128.0)).not_included

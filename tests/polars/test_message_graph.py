@@ -140,8 +140,12 @@ def test_accuracy_reads_a_choice_release_behind_a_transformation():
     meas = to_graph >> dpg.make_private_degree_distribution(to_graph.output_domain, to_graph.output_metric, 1.0, [2, 4], num_nodes=10)
     acc = dpg.accuracy(meas, alpha=0.05)
     assert isinstance(acc, dpg.measurements.accuracy.ChoiceAccuracy)
-    assert acc == dpg.accuracy(
+    alone = dpg.accuracy(
         dpg.make_private_degree_distribution(to_graph.output_domain, to_graph.output_metric, 1.0, [2, 4], num_nodes=10), alpha=0.05)
+    assert acc.choices == alone.choices and acc.selection == alone.selection
+    # what the person graph leaves out comes first, then the release's own statement (red team, round 3)
+    assert acc.bias.startswith("group messages, messages to oneself") and acc.bias.endswith(alone.bias)
+    assert "group messages" in dpg.summarize({"degrees": meas})["not_included"][0]
     assert dpg.summarize({"degrees": meas}).height == 2  # one row per candidate θ
 
 

@@ -432,6 +432,19 @@ def test_accuracy_accepts_the_total_and_the_degree_distribution():
         (dict(owner_indptr=np.array([0, 2, 2], dtype=np.int64), sender=np.array([0, 0], dtype=np.int64),
               recipients=np.array([1, 0], dtype=np.int64)), "at least one owner"),
         (dict(recipients=np.array([1, 1], dtype=np.int64)), "one entry per message"),
+        # the red team's third round: each of these let removing one person move a capped total
+        # by more than its map (a repeated id is two people to the caps; a negative weight)
+        (dict(people=np.array(["a", "a", "b"], dtype=object)), "repeat an id"),
+        (dict(people=np.array([0, "1", 2], dtype=object)), "one kind"),
+        (dict(people=np.array([True, False, 2], dtype=object)), "one kind"),
+        (dict(recipients=np.array([-1000], dtype=np.int64)), "recipients must count"),
+        (dict(recipients=np.array([3], dtype=np.int64)), "recipients must count"),
+        (dict(recipients=np.array([1.0])), "recipients must count"),
+        (dict(words=np.array([-1000], dtype=np.int64)), "non-negative integers"),
+        (dict(words=np.array([2.5])), "non-negative integers"),
+        (dict(time=np.array([5], dtype=np.int64)), "datetime64"),
+        (dict(pair_recipients=np.array([2], dtype=np.int64)), "pair_recipients"),
+        (dict(pair_indptr=np.array([0, 0], dtype=np.int64), pair_recipients=np.array([], dtype=np.int64)), "pair_recipients"),
     ],
 )
 def test_a_hand_built_log_is_checked(change, match):
@@ -447,3 +460,12 @@ def test_a_hand_built_log_is_checked(change, match):
         fields["pair_indptr"] = np.array([0, 1, 1], dtype=np.int64)
     with pytest.raises(ValueError, match=match):
         M.MessageLog(**fields)
+
+
+def test_a_hand_built_log_with_a_repeated_id_cannot_break_the_map():
+    """The red team's reproduction: person "a" at indices 0 and 1 held 2τ of a capped total whose
+    map is τ; such a log is refused now, and the same log with "a" once moves by at most τ."""
+    with pytest.raises(ValueError, match="repeat an id"):
+        direct_log([(0, (2,)), (1, (3,))], people=("a", "a", "b", "c"))
+    once = direct_log([(0, (1,)), (0, (2,))], people=("a", "b", "c"))
+    assert M.capped_total(once, 1.0) - M.capped_total(direct_log([], people=("b", "c")), 1.0) <= 1.0

@@ -134,3 +134,9 @@ def test_a_log_without_times_is_refused_with_the_fix():
     meas = dpg.polars.make_private_window_totals(*SPACE, 1.0, windows=BOUNDS, caps=[2, 4])
     with pytest.raises(Exception, match="time="):
         meas(direct_log([(0, (1,))]))
+
+
+def test_a_budget_no_scale_reaches_is_refused_in_plain_words():
+    space = dpg.polars.message_log_domain(), dpg.polars.person_log_distance()
+    with pytest.raises(ValueError, match="no noise scale reaches"):
+        dpg.polars.make_private_window_totals(*space, 1e-9, windows=["2020-01-01", "2020-02-01"], caps=[1e6])
