@@ -526,9 +526,12 @@ class SelectionAccuracy:
     *Why.* Let every noise lie in ``[lo, hi]``. A key ``j`` scoring more than ``hi − lo`` below the
     ``k``-th best is beaten after noise by each of the ``k`` best keys (each one's noisy score is at
     least the ``k``-th best plus ``lo``; ``j``'s is below it minus ``hi − lo`` plus ``hi``), so it is
-    not released. OpenDP adds exponential noise of scale ``b`` under ``max_divergence`` (the
-    permute-and-flip equivalent): ``lo = 0``, and all ``K`` noises are below ``b·ln(K/alpha)``
-    with probability ``≥ 1 − alpha`` (a union bound on ``Pr[Z > t] = e^{−t/b}``). Under
+    not released. Under ``max_divergence`` OpenDP picks the ``k`` keys in ``k`` rounds of
+    permute-and-flip (report-noisy-max with exponential noise of scale ``b``, fresh noise each
+    round, over the keys not yet picked): a bad key picked in round ``r`` beats a best key still
+    unpicked in that round, so it is enough that every noise of every round is in ``[0, hi]``;
+    there are ``N = K + (K − 1) + … + (K − k + 1)`` of them, all below ``b·ln(N/alpha)`` with
+    probability ``≥ 1 − alpha`` (a union bound on ``Pr[Z > t] = e^{−t/b}``). Under
     ``zero_concentrated_divergence`` the noise is Gumbel: ``Pr[Z > t] ≤ e^{−t/b}`` and ``Pr[Z < −t] =
     exp(−e^{t/b})``, so with ``L = ln(2K/alpha)`` all ``K`` noises lie in ``[−b·ln L, b·L]`` with
     probability ``≥ 1 − alpha`` and the margin is ``b·(L + ln L)``."""
@@ -548,7 +551,8 @@ class SelectionAccuracy:
         best = "smallest" if self.negate else "largest"
         rank = "" if self.k == 1 else {2: "2nd ", 3: "3rd "}.get(self.k, f"{self.k}th ")
         return (
-            f"{self.noise} noise of scale {readable(self.scale)} on {self.candidates} scores, the top {self.k} released: "
+            f"{self.noise} noise of scale {readable(self.scale)} on {self.candidates} scores, the "
+            f"{'bottom' if self.negate else 'top'} {self.k} released: "
             f"every released key's true score is within {readable(self.half_width)} of the {rank}{best} true score "
             f"with probability ≥ {readable(100 * (1 - self.alpha))} % (all keys at once)"
         )
@@ -566,8 +570,8 @@ def _selection_accuracy(name: str, kwargs: Mapping, alpha: float, left_out: str 
     if gumbel:
         spread = math.log(2 * size / alpha)
         margin = scale * (spread + math.log(max(spread, 1.0)))
-    else:
-        margin = scale * math.log(size / alpha)
+    else:  # k rounds of fresh exponential noise over K, K − 1, …, K − k + 1 keys
+        margin = scale * math.log(sum(size - i for i in range(min(k, size))) / alpha)
     return SelectionAccuracy(
         noise="gumbel" if gumbel else "exponential", scale=scale, alpha=alpha, k=k, candidates=int(size),
         half_width=margin, negate=bool(kwargs.get("negate", False)), not_included=left_out,

@@ -73,10 +73,16 @@ def message_counts(log: MessageLog, max_count: int, roster: Any) -> np.ndarray:
     k = positive_integer("max_count", max_count)
     people = _roster(roster)
     owner_position, off = roster_positions(log, people)
-    size = np.diff(log.owner_indptr)
-    chosen = np.flatnonzero((size >= 1) & (size <= 2) & ~off)
-    counts = [0] * len(people)
-    starts, sizes = log.owner_indptr, size
+    return _scan(log, k, owner_position, off, len(people))
+
+
+def _scan(log: MessageLog, k: int, owner_position: np.ndarray, off: np.ndarray, size: int) -> np.ndarray:
+    """The edge-addition scan at ``k`` over the messages with one or two owners not ``off``, in
+    the public order; ``owner_position`` maps each owner entry to its entry of the result."""
+    sizes = np.diff(log.owner_indptr)
+    chosen = np.flatnonzero((sizes >= 1) & (sizes <= 2) & ~off)
+    counts = [0] * size
+    starts = log.owner_indptr
     positions = owner_position.tolist()
     # a sequential greedy scan: each decision depends on the decisions before it
     for m in _scan_order(log, chosen).tolist():
@@ -151,7 +157,9 @@ def message_count_tails(log: MessageLog, max_count: int) -> np.ndarray:
     scanned). People with no kept message are in no entry, so the vector needs no list of people."""
     require_log(log)
     k = positive_integer("max_count", max_count)
-    counts = message_counts(log, k, [v.item() if isinstance(v, np.generic) else v for v in log.people]) if log.num_people else np.zeros(0, dtype=np.int64)
+    # everyone in the log, by index: no roster, so no id is read (and no check of the ids' kind,
+    # which could refuse a log with people and pass an empty one)
+    counts = _scan(log, k, log.owners, np.zeros(log.num_messages, dtype=bool), log.num_people)
     return np.array([(counts >= j).sum() for j in range(1, k + 1)], dtype=np.int64)
 
 

@@ -131,6 +131,8 @@ class MessageLog:
         # check of the roster's kind does not depend on whether the log has people
         if id_kind not in (None, "integer", "text"):
             raise ValueError(f"id_kind must be 'integer', 'text' or None, got {id_kind!r}")
+        if id_kind is not None and self.people.shape[0] and (id_kind == "text") != isinstance(self.people.tolist()[0], str):
+            raise ValueError("MessageLog: id_kind must be the kind of the ids in people ('text' for strings, 'integer' for integers)")
         object.__setattr__(self, "id_kind", id_kind)
         # capped totals already solved, by (kind, τ): a snapshot's linear programs never change,
         # so repeated releases (and the ladder's rungs) solve each once

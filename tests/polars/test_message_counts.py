@@ -275,3 +275,19 @@ def test_roster_free_release_on_the_chat_log():
     assert np.abs(fitted - truth).sum() / truth.sum() < 0.35  # measured 0.16 (median of 10)
     assert np.abs(C.histogram_from_tails(noisy) - truth).sum() / truth.sum() < 1.0  # isotonic: 0.54
     assert "group message" in dpg.accuracy(tails >> dp.m.then_laplace(scale=128.0)).not_included
+
+
+def test_tails_read_no_id_kind_so_an_empty_and_a_full_log_are_treated_alike():
+    """The red team's fourth round: the tails went through the roster's id-kind check, which
+    refused a hand-built log without id_kind when it had people and passed it when empty (one bit
+    about the log). With no roster there is no check: both release; a stated id_kind that does
+    not match the ids is refused when the log is built."""
+    tails = C.make_message_count_tails(*SPACE, max_count=2) >> dp.m.then_laplace(scale=4.0)
+    for messages in ([], [(0, (1,))]):
+        log = direct_log(messages)
+        unstated = dpg.polars.MessageLog(**{f: getattr(log, f) for f in (
+            "people", "owner_indptr", "owners", "sender", "recipients", "pair_indptr", "pair_recipients")})
+        assert len(tails(unstated)) == 2
+    with pytest.raises(ValueError, match="id_kind must be the kind"):
+        dpg.polars.MessageLog(**{f: getattr(direct_log([(0, (1,))]), f) for f in (
+            "people", "owner_indptr", "owners", "sender", "recipients", "pair_indptr", "pair_recipients")}, id_kind="text")

@@ -89,12 +89,14 @@ def test_interval_covers_the_truth_when_the_top_cap_bounds_everyone():
     truth = float(log.num_messages)
     top = float(log.load().max())
     meas = P.make_private_total_estimate(*SPACE, epsilon=1.0, caps=[top / 8, top / 4, top / 2, top], beta=0.2)
-    releases = [meas(log) for _ in range(40)]
+    releases = [meas(log) for _ in range(200)]
     covered = sum(r.lower <= truth <= r.upper for r in releases)
-    assert covered >= 0.8 * 40 - 4  # 1 − β = 0.8, with 4 releases of slack for 40 draws
+    assert covered >= 0.8 * 200 - 17  # 1 − β = 0.8, less three standard deviations of 200 draws
     for r in releases:
-        assert r.upper == pytest.approx(max(r.estimate + r.noise_halfwidth, 0) + r.bias_bound)
-        assert (r.bias_bound == 0) == (r.cap == top)
+        # the upper end allows the LP's tolerance below the exact capped total
+        high = max(r.estimate + r.noise_halfwidth + M.LP_TOLERANCE * r.cap, 0.0)
+        assert r.upper == pytest.approx(high + r.bias_bound)
+        assert r.bias_bound == pytest.approx((top / r.cap - 1) * high)  # 0 at the top cap
         # the noise part alone holds the capped total
         assert r.noise_halfwidth == pytest.approx(r.noise_scale * np.log(1 / 0.2))
 
