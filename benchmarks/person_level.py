@@ -457,6 +457,10 @@ def main(argv=None) -> None:
         return
     degree_distribution("synthetic hub-heavy log", synthetic, list(range(20_000)), (32, 64, 128, 256), args.runs)
     message_count_histogram("synthetic hub-heavy log", synthetic, list(range(20_000)), (32, 64, 128, 256), args.runs)
+    # the chat-shaped log (6,000 people; its generator's population, ids 0 … 5,999, is public)
+    chat = dpg.polars.message_log(dpg.datasets.synthetic_chat_log())
+    degree_distribution("chat", chat, list(range(6_000)), (16, 32, 64, 128), args.runs)
+    message_count_histogram("chat", chat, list(range(6_000)), (16, 32, 64, 128), args.runs)
     try:
         frame = dpg.datasets.load_enron_messages(None if args.data is None else f"{args.data}/enron-perry-wolfe")
     except (FileNotFoundError, dpg.datasets.DataUnavailableError) as reason:
