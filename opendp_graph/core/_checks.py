@@ -72,9 +72,14 @@ def positive_finite(name: str, value: Any) -> float:
     ...
     ValueError: epsilon must be a positive finite number, got nan
     """
-    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or value <= 0:
+    try:
+        finite = not isinstance(value, bool) and isinstance(value, Real) and math.isfinite(value) and value > 0
+        result = float(value) if finite else None
+    except OverflowError:  # an integer beyond the floats
+        finite = False
+    if not finite:
         raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-    return float(value)
+    return result
 
 
 def positive_budget(name: str, value: Any) -> float:

@@ -200,6 +200,9 @@ def _check_fields(log: MessageLog) -> None:
     """A hand-built :class:`MessageLog` must describe messages as :func:`message_log` does: every
     message has one or more distinct owners in range, its sender first, and every per-message
     array has one entry per message (the stability proofs read these arrays as the log)."""
+    for name in ("owner_indptr", "owners", "sender", "pair_indptr", "pair_recipients"):
+        if getattr(log, name).dtype.kind not in "iu":  # a bool array would index as a mask
+            raise ValueError(f"MessageLog.{name} must be an array of integers")
     m = log.sender.shape[0]
     for name in ("owner_indptr", "pair_indptr"):
         indptr = getattr(log, name)
@@ -1013,7 +1016,7 @@ def _summarise(noisy: list[float], *, caps, top, scale, shift, beta, epsilon, of
         if caps[j] < top:
             slope = max(0.0, (high[j] - low[j - 1]) / (caps[j] - caps[j - 1]))
             bounds.append(high[j] + (top - caps[j]) * slope)
-    upper = min(bounds)
+    upper = min(bounds) + LP_TOLERANCE * top  # the computed capped totals may sit LP_TOLERANCE·τ below the exact
     return TotalRelease(
         estimate=float(estimate),
         upper=float(max(upper, estimate)),

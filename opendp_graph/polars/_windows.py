@@ -143,7 +143,8 @@ class WindowTotalsRelease:
     * ``dropped``: a DP estimate of what the chosen cap drops over all windows together, against
       the top cap (``S̃(top) − S̃(cap)``, from the selection's release), with ``dropped_scale`` the
       Laplace scale of that difference's larger part; ``dropped_upper`` its upper confidence bound
-      at ``1 − β``.
+      at ``1 − β``, whichever cap the sums chose (each of the ``J`` sums within its scale times
+      ``ln(J/β)``: a union bound, as the choice read these sums).
     * ``caps``, ``selection_totals`` (``S̃(c_j)``, the noisy sums over windows),
       ``selection_scales``: the selection's release, public.
     """
@@ -251,8 +252,12 @@ def make_private_window_totals(
         meas, scale = releases[j]
         estimates = tuple(float(v) for v in queryable(meas))
         dropped = sums[-1] - sums[j]
-        # S̃(top) and S̃(cap) each within scale·ln(2/β) of their truth with probability ≥ 1 − β
-        dropped_upper = max(0.0, dropped + (sel_scales[-1] + sel_scales[j]) * math.log(2 / beta))
+        # every S̃(c_i) within its scale·ln(J/β) of its truth with probability ≥ 1 − β (a union bound
+        # over the J rungs: the cap was chosen from these very sums, so a bound for two fixed rungs
+        # would not hold for the chosen one; the red team's fifth round); the computed capped totals
+        # may sit LP_TOLERANCE·c below the exact ones
+        margin = math.log(max(len(values), 2) / beta)
+        dropped_upper = max(0.0, dropped + (sel_scales[-1] + sel_scales[j]) * margin + LP_TOLERANCE * count * values[-1])
         half = scale * math.log(1 / beta)
         return WindowTotalsRelease(
             windows=labels,

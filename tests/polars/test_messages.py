@@ -445,6 +445,9 @@ def test_accuracy_accepts_the_total_and_the_degree_distribution():
         (dict(time=np.array([5], dtype=np.int64)), "datetime64"),
         (dict(pair_recipients=np.array([2], dtype=np.int64)), "pair_recipients"),
         (dict(pair_indptr=np.array([0, 0], dtype=np.int64), pair_recipients=np.array([], dtype=np.int64)), "pair_recipients"),
+        # the fifth round: bool arrays passed every range check and then indexed as masks
+        (dict(owners=np.array([False, True]), sender=np.array([False]), pair_recipients=np.array([True])), "array of integers"),
+        (dict(owners=np.array([0.0, 1.0])), "array of integers"),
     ],
 )
 def test_a_hand_built_log_is_checked(change, match):
