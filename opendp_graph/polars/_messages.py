@@ -123,7 +123,9 @@ class MessageLog:
         )
         for name, value in fields.items():
             if value is not None:
-                value = np.asarray(value)
+                # a private copy: the checks below and every cached total hold for these arrays
+                # only if nobody can change them afterwards (a caller's view would stay writable)
+                value = np.array(value, copy=True)
                 value.setflags(write=False)
             object.__setattr__(self, name, value)
         _check_fields(self)

@@ -472,3 +472,18 @@ def test_a_hand_built_log_with_a_repeated_id_cannot_break_the_map():
         direct_log([(0, (2,)), (1, (3,))], people=("a", "a", "b", "c"))
     once = direct_log([(0, (1,)), (0, (2,))], people=("a", "b", "c"))
     assert M.capped_total(once, 1.0) - M.capped_total(direct_log([], people=("b", "c")), 1.0) <= 1.0
+
+
+def test_a_hand_built_log_is_a_snapshot_of_its_arrays():
+    """The red team's sixth round: the log kept the caller's arrays (a view stayed writable), so
+    the owners could be changed after the checks and after totals were cached."""
+    base = np.array([0, 1, 1, 2, 2, 0], dtype=np.int64)
+    log = M.MessageLog(
+        people=np.array(PEOPLE, dtype=object), owner_indptr=np.array([0, 2, 4, 6], dtype=np.int64), owners=base[:],
+        sender=np.array([0, 1, 2], dtype=np.int64), recipients=np.array([1, 1, 1], dtype=np.int64),
+        pair_indptr=np.array([0, 1, 2, 3], dtype=np.int64), pair_recipients=np.array([1, 2, 0], dtype=np.int64),
+    )
+    before = M.capped_total(log, 1.0)
+    base[3] = 1  # the caller's array changes; the log must not
+    assert base.flags.writeable and log.owners.tolist() == [0, 1, 1, 2, 2, 0]
+    assert log.load().tolist() == [2, 2, 2] and M.capped_total(log, 1.0) == before
