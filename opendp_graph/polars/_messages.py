@@ -800,6 +800,36 @@ def laplace_at_each_cap(caps: tuple[float, ...], chain_at, d_in: int, epsilon: f
     return releases
 
 
+def selection_budget(epsilon: float, releases: list[tuple[dp.Measurement, float]], d_in: int) -> float:
+    """What choosing the cap may spend: ``epsilon`` less the releases' (:func:`laplace_at_each_cap`:
+    each costs the same), a hair below, so that the parts' floating-point sum stays within ``epsilon``."""
+    return (epsilon - max(m.map(d_in) for m, _ in releases)) * (1 - 1e-9)
+
+
+def release_at_chosen_cap(
+    input_domain: dp.Domain, input_metric: dp.Metric, epsilon: float, d_in: int, selector: dp.Measurement | None,
+    releases: list[tuple[dp.Measurement, float]], run, *, parameter: str, caps: tuple[float, ...], bias: str,
+) -> dp.Measurement:
+    """OpenDP's adaptive composition of ``selector`` (``None``: a single cap, no choice) and the
+    release at the cap it chooses, one of ``releases``, post-processed by ``run(queryable)``, as
+    one ``max_divergence`` measurement whose maps add to at most ``epsilon``; :func:`~opendp_graph.accuracy`
+    states each cap's noise and ``bias``. ``run`` reads the selector, then queries one release:
+    every release costs the same, so which one is asked tells nothing the choice did not."""
+    d_mids = [max(m.map(d_in) for m, _ in releases)]
+    if selector is not None:
+        d_mids.insert(0, selector.map(d_in))
+    if sum(d_mids) > epsilon:
+        raise ValueError(f"the parts' budgets {d_mids} exceed ε = {epsilon!r} after rounding; change selection_share")
+    composition = dp.c.make_adaptive_composition(input_domain, input_metric, dp.max_divergence(), d_in=d_in, d_mids=d_mids)
+    return attach_choice_accuracy(
+        composition >> dp.new_function(run, TO="ExtrinsicObject"),
+        parameter,
+        "laplace",
+        [(tau, scale) for tau, (_, scale) in zip(caps, releases)],
+        bias=bias,
+    )
+
+
 def capped_bias(cap: str) -> str:
     """What a capped total drops, for :func:`opendp_graph.accuracy`'s ``not_included``."""
     return (

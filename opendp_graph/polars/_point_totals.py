@@ -46,7 +46,6 @@ import numpy as np
 import opendp.prelude as dp
 
 from ..core._checks import budget_share, open_probability, positive_budget
-from ..measurements.accuracy import attach_choice_accuracy
 from ._messages import (
     LP_TOLERANCE,
     MessageLog,
@@ -58,9 +57,18 @@ from ._messages import (
     capped_total,
     laplace_at_each_cap,
     make_capped_total,
+    release_at_chosen_cap,
+    selection_budget,
 )
 
 __all__ = ["TotalEstimate", "cap_scores", "make_cap_scores", "make_private_total_estimate"]
+
+
+def _penalties(penalties: Any, caps: tuple[float, ...]) -> tuple[float, ...]:
+    penalty = np.asarray(penalties, dtype=np.float64)
+    if penalty.shape != (len(caps),) or not np.all(np.isfinite(penalty)):
+        raise ValueError("penalties must be one finite number per cap")
+    return tuple(float(p) for p in penalty)
 
 
 def cap_scores(log: MessageLog, caps: Any, penalties: Any, of: str = "messages") -> np.ndarray:
@@ -68,9 +76,7 @@ def cap_scores(log: MessageLog, caps: Any, penalties: Any, of: str = "messages")
     ``q_j = Q(log, τ_j) − penalties[j]`` (module docstring). The best candidate scores 0, the
     others below."""
     values, kind = _caps(caps), _kind(of)
-    penalty = np.asarray(penalties, dtype=np.float64)
-    if penalty.shape != (len(values),) or not np.all(np.isfinite(penalty)):
-        raise ValueError("penalties must be one finite number per cap")
+    penalty = np.asarray(_penalties(penalties, values))
     tau = np.asarray(values)
     q = np.array([capped_total(log, t, kind) for t in values]) - penalty
     return ((q[:, None] - q[None, :]) / (tau[:, None] + tau[None, :])).min(axis=1)
@@ -93,10 +99,7 @@ def make_cap_scores(input_domain: dp.Domain, input_metric: dp.Metric, caps: Any,
     dp.assert_features("contrib", "honest-but-curious")
     _check_space(input_domain, input_metric)
     values, kind = _caps(caps), _kind(of)
-    penalty = np.asarray(penalties, dtype=np.float64)
-    if penalty.shape != (len(values),) or not np.all(np.isfinite(penalty)):
-        raise ValueError("penalties must be one finite number per cap")
-    frozen = tuple(float(p) for p in penalty)
+    frozen = _penalties(penalties, values)
     return dp.t.make_user_transformation(
         input_domain,
         input_metric,
@@ -206,11 +209,10 @@ def make_private_total_estimate(
 
     eps_release = epsilon * (1 - share) if selecting else epsilon
     releases = laplace_at_each_cap(values, lambda tau: make_capped_total(input_domain, input_metric, tau, kind), people, eps_release)
-    d_mids = [max(m.map(people) for m, _ in releases)]
     selector = None
     if selecting:
         scores = make_cap_scores(input_domain, input_metric, values, [scale for _, scale in releases], kind)
-        eps_select = (epsilon - d_mids[0]) * (1 - 1e-9)  # a hair below the rest: the parts' float sum stays within ε
+        eps_select = selection_budget(epsilon, releases, people)
         try:
             s_scale = dp.binary_search_param(
                 lambda s: scores >> dp.m.then_noisy_max(dp.max_divergence(), scale=s), d_in=people, d_out=eps_select, T=float
@@ -218,10 +220,6 @@ def make_private_total_estimate(
         except Exception as error:  # OpenDP's search fails when no finite scale reaches so small a budget
             raise ValueError(f"no noisy-max scale reaches the selection's budget {eps_select!r}: raise selection_share") from error
         selector = scores >> dp.m.then_noisy_max(dp.max_divergence(), scale=s_scale)
-        d_mids = [selector.map(people), *d_mids]
-    if sum(d_mids) > epsilon:
-        raise ValueError(f"the parts' budgets {d_mids} exceed ε = {epsilon!r} after rounding; change selection_share")
-    composition = dp.c.make_adaptive_composition(input_domain, input_metric, dp.max_divergence(), d_in=people, d_mids=d_mids)
     top = values[-1]
 
     def run(queryable) -> TotalEstimate:
@@ -247,12 +245,10 @@ def make_private_total_estimate(
             of=kind,
         )
 
-    measurement = composition >> dp.new_function(run, TO="ExtrinsicObject")
-    return attach_choice_accuracy(
-        measurement,
-        "τ",
-        "laplace",
-        [(tau, scale) for tau, (_, scale) in zip(values, releases)],
+    return release_at_chosen_cap(
+        input_domain, input_metric, epsilon, people, selector, releases, run,
+        parameter="τ",
+        caps=values,
         bias=(
             "each person's share above the chosen cap (the linear program keeps at most that much of anyone's), "
             "at least 0: the release's bias_bound bounds it if nobody holds more than the top cap"

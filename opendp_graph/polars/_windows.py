@@ -35,10 +35,9 @@ import opendp.prelude as dp
 
 from ..core._bias import state_bias
 from ..core._checks import budget_share, open_probability, positive_budget
-from ..measurements.accuracy import attach_choice_accuracy
 from ._messages import (
-    LP_TOLERANCE, MessageLog, _caps, _check_space, _kind, _person_count, _round_up, capped_bias, capped_total, laplace_at_each_cap, require_log,
-    unit_ladder,
+    LP_TOLERANCE, MessageLog, _caps, _check_space, _kind, _person_count, _round_up, capped_bias, capped_total, laplace_at_each_cap,
+    release_at_chosen_cap, require_log, selection_budget, unit_ladder,
 )
 
 __all__ = ["make_window_capped_totals", "make_window_ladder", "make_private_window_totals", "WindowTotalsRelease"]
@@ -229,18 +228,13 @@ def make_private_window_totals(
     releases = laplace_at_each_cap(
         values, lambda tau: make_window_capped_totals(input_domain, input_metric, windows, tau, kind), people, eps_release
     )
-    d_release = max(m.map(people) for m, _ in releases)
-    eps_select = (epsilon - d_release) * (1 - 1e-9)  # a hair below the rest: the parts' float sum stays within ε
+    eps_select = selection_budget(epsilon, releases, people)
     ladder = make_window_ladder(input_domain, input_metric, windows, values, kind)
     try:
         ladder_scale = dp.binary_search_param(lambda s: ladder >> dp.m.then_laplace(scale=s), d_in=people, d_out=eps_select, T=float)
     except Exception as error:
         raise ValueError(f"no noise scale reaches the selection's budget {eps_select!r}: raise ε or selection_share") from error
     selector = ladder >> dp.m.then_laplace(scale=ladder_scale)
-    d_mids = [selector.map(people), d_release]
-    if sum(d_mids) > epsilon:
-        raise ValueError(f"the parts' budgets {d_mids} exceed ε = {epsilon!r} after rounding; change selection_share")
-    composition = dp.c.make_adaptive_composition(input_domain, input_metric, dp.max_divergence(), d_in=people, d_mids=d_mids)
     sel_scales = tuple(count * tau * ladder_scale for tau in values)  # the Laplace scale of each S̃(c_j)
 
     def run(queryable) -> WindowTotalsRelease:
@@ -279,12 +273,10 @@ def make_private_window_totals(
             of=kind,
         )
 
-    measurement = composition >> dp.new_function(run, TO="ExtrinsicObject")
-    return attach_choice_accuracy(
-        measurement,
-        "cap per window",
-        "laplace",
-        [(tau, scale) for tau, (_, scale) in zip(values, releases)],
+    return release_at_chosen_cap(
+        input_domain, input_metric, epsilon, people, selector, releases, run,
+        parameter="cap per window",
+        caps=values,
         bias=(
             "per window, the noise of the release at each cap; the cap's bias (what it drops, ≤ 0) is stated by the "
             "release: dropped, dropped_upper and each window's [lower, upper]"
