@@ -149,6 +149,36 @@ def roster_free_message_counts(name, log, ks, runs, epsilon=1.0):
           "(person level, no roster, map 2k): " + ", ".join(cells))
 
 
+def roster_free_degrees(name, log, thetas, runs, epsilon=1.0):
+    """Direct correspondents per person at person level with no roster: OpenDP's Laplace (scale
+    2θ/ε) on :func:`opendp_graph.polars.make_person_degree_tails`, fitted by
+    ``histogram_from_tails``. Error Σ_c |released_c − true_c| / n over degrees 1 … θ (n: people
+    with a correspondent) against the projected histogram (the noise) and against the true one
+    (the last entry "θ or more": noise and the projection's bias)."""
+    import opendp.prelude as dp
+
+    import opendp_graph as dpg
+
+    space = dpg.polars.message_log_domain(), dpg.polars.person_log_distance()
+    graph = dpg.polars.person_graph(log, log.people.tolist())
+    degrees = graph.degrees[graph.degrees > 0]
+    cells = []
+    for theta in thetas:
+        tails = dpg.polars.make_person_degree_tails(*space, max_degree=theta)
+        meas = tails >> dp.m.then_laplace(scale=2.0 * theta / epsilon)
+        t = dpg.polars.person_degree_tails(log, theta)
+        projected = t - np.append(t[1:], 0)
+        true = np.bincount(np.minimum(degrees, theta) - 1, minlength=theta)
+        noise, whole = [], []
+        for _ in range(runs):
+            h = dpg.polars.histogram_from_tails(meas(log), noise_scale=2.0 * theta / epsilon)
+            noise.append(np.abs(h - projected).sum() / projected.sum())
+            whole.append(np.abs(h - true).sum() / true.sum())
+        cells.append(f"θ={theta}: {np.median(whole):.3f} (noise alone {np.median(noise):.3f})")
+    print(f"  {name}: {len(degrees):,} people with a direct correspondent, largest degree {degrees.max():,}; median L1/n at "
+          f"ε = {epsilon:g} (person level, no roster, map 2θ): " + ", ".join(cells))
+
+
 def monthly(name, log, months, runs, max_contribution, caps, epsilon=1.0):
     """Messages per month two ways, at ε in all: (a) one make_private_total per month at
     ε/months (basic composition: a person active in every month costs every month's share; the
@@ -164,6 +194,15 @@ def monthly(name, log, months, runs, max_contribution, caps, epsilon=1.0):
     share = epsilon / len(months)
     composed = dpg.polars.make_private_total(*space, share, max_contribution=max_contribution, caps=caps, beta=0.1)
     baseline = [np.median([abs(composed(p).estimate - t) / t for p, t in zip(parts, truth)]) for _ in range(max(3, runs // 10))]
+    import opendp.prelude as dp
+
+    fixed = {}  # each cap of the ladder, fixed in advance, the vector released at the whole ε
+    for cap in caps:
+        vector = dpg.polars.make_window_capped_totals(*space, bounds, cap)
+        scale = dp.binary_search_param(lambda b, t=vector: t >> dp.m.then_laplace(scale=b), d_in=1, d_out=epsilon, T=float)
+        meas = vector >> dp.m.then_laplace(scale=scale)
+        fixed[cap] = float(np.median([np.median(np.abs(np.array(meas(log)) - truth) / truth) for _ in range(runs)]))
+    best = min(fixed, key=fixed.get)
     windows = dpg.polars.make_private_window_totals(*space, epsilon, windows=bounds, caps=caps, beta=0.1)
     out = [windows(log) for _ in range(runs)]
     errors = [np.median(np.abs(np.array(r.estimates) - truth) / truth) for r in out]
@@ -176,6 +215,8 @@ def monthly(name, log, months, runs, max_contribution, caps, epsilon=1.0):
           f"[lower, upper] holds the month's truth in {covered:.0%} (stated ≥ 80 %"
           f"{'' if top_fits else ', conditional on the top cap, which the busiest person-month exceeds here'}); "
           f"median upper/truth {np.median(np.array([r.upper for r in out]) / truth):.1f}")
+    print(f"  best fixed cap c={best:g}: {fixed[best]:.1%} → make_private_window_totals at {np.median(errors) / fixed[best]:.2f}× "
+          f"the best fixed; every fixed cap: " + ", ".join(f"{c:g}: {e:.1%}" for c, e in fixed.items()))
 
 
 def choice_law(scores: list[int], fixed: dict, sensitivity: int, epsilon_select: float, draws: int = 2000):
@@ -400,14 +441,22 @@ def _powers(low, high):
 
 def point_estimate_table(dpg, synthetic, args):
     print(f"\nPoint estimates of totals at ε = 1, {args.runs} releases each, add/remove a person (median relative error)")
-    chat = dpg.polars.message_log(dpg.datasets.synthetic_chat_log())
-    logs = [("chat", chat, {"messages": 2**13, "pairs": 2**13}), ("synthetic", synthetic, {"messages": 2**15, "pairs": 2**15})]
-    try:
-        frame = dpg.datasets.load_enron_messages(None if args.data is None else f"{args.data}/enron-perry-wolfe")
-        logs.append(("Enron", dpg.polars.message_log(frame), {"messages": 2**13, "pairs": 2**14}))
-    except (FileNotFoundError, dpg.datasets.DataUnavailableError) as reason:
-        print(f"  Enron skipped: {reason}")
+    chat = dpg.polars.message_log(dpg.datasets.synthetic_chat_log(), time="time", words="words")
+    # public bounds per kind: powers of two above what the generators can give one person
+    logs = [
+        ("chat", chat, {"messages": 2**13, "deliveries": 2**13, "words": 2**17, "pairs": 2**13}),
+        ("synthetic", synthetic, {"messages": 2**15, "deliveries": 2**15, "words": 2**19, "pairs": 2**15}),
+    ]
+    if args.logs is None or "Enron" in args.logs:
+        try:
+            frame = dpg.datasets.load_enron_messages(None if args.data is None else f"{args.data}/enron-perry-wolfe")
+            # the Enron table has no word counts
+            logs.append(("Enron", dpg.polars.message_log(frame), {"messages": 2**13, "deliveries": 2**14, "pairs": 2**14}))
+        except (FileNotFoundError, dpg.datasets.DataUnavailableError) as reason:
+            print(f"  Enron skipped: {reason}")
     for name, log, bounds in logs:
+        if args.logs is not None and name not in args.logs:
+            continue
         for of, bound in bounds.items():
             point_estimates(name, log, of, _powers(32, bound), args.runs)
             top = 2 ** int(np.ceil(np.log2(log.load(of).max())))  # a public bound as tight as the busiest person
@@ -426,12 +475,20 @@ def main(argv=None) -> None:
                         help="histograms: only the degree distribution and messages-per-person sections; "
                              "choice: only the choice of θ at ε = 3 and 10; point: only the point estimates "
                              "of totals against the best fixed cap; edge: only messages per person at edge level and without a roster")
+    parser.add_argument("--logs", default=None, type=lambda text: set(text.split(",")),
+                        help="with --only point: a comma-separated subset of chat,synthetic,Enron (to run them side by side)")
     args = parser.parse_args(argv)
     dp.enable_features("contrib", "honest-but-curious")
 
     synthetic = dpg.polars.message_log(dpg.datasets.synthetic_message_log(), time="time", words="words")
+    starts = [f"{2020 + m // 12}-{m % 12 + 1:02d}-01" for m in range(24)]
     if args.only in (None, "point"):
         point_estimate_table(dpg, synthetic, args)
+        if args.logs is None or "synthetic" in args.logs:
+            monthly("synthetic hub-heavy log", synthetic, starts, args.runs, 2**15, (16, 32, 64, 128))
+        if args.logs is None or "chat" in args.logs:
+            chat = dpg.polars.message_log(dpg.datasets.synthetic_chat_log(), time="time")
+            monthly("chat", chat, starts, args.runs, 2**13, (8, 16, 32, 64, 128))
         if args.only == "point":
             return
     if args.only in (None, "edge"):
@@ -441,6 +498,9 @@ def main(argv=None) -> None:
         print(f"\nMessages per person at person level without a roster, {args.runs} releases each")
         roster_free_message_counts("chat", dpg.polars.message_log(dpg.datasets.synthetic_chat_log()), (16, 32, 64, 128), args.runs)
         roster_free_message_counts("synthetic", synthetic, (32, 64, 128, 256), args.runs)
+        print(f"\nDirect correspondents per person at person level without a roster, {args.runs} releases each")
+        roster_free_degrees("chat", dpg.polars.message_log(dpg.datasets.synthetic_chat_log()), (16, 32, 64, 128), args.runs)
+        roster_free_degrees("synthetic", synthetic, (32, 64, 128, 256), args.runs)
         if args.only == "edge":
             return
     totals = args.only is None
@@ -448,9 +508,6 @@ def main(argv=None) -> None:
         if totals:
             truth = dpg.polars.capped_total(synthetic, float(synthetic.load(of).max()) + 1, of)
             report("synthetic hub-heavy log", synthetic, truth, of, args.runs, PUBLIC_BOUND["synthetic", of], caps)
-    starts = [f"{2020 + m // 12}-{m % 12 + 1:02d}-01" for m in range(24)]
-    if totals:
-        monthly("synthetic hub-heavy log", synthetic, starts, args.runs, 2**15, (16, 32, 64, 128))
     # the generator's population is public: ids 0 .. num_people − 1
     if args.only == "choice":
         choice_at_budgets("synthetic hub-heavy log", synthetic, list(range(20_000)), (32, 64, 128, 256))

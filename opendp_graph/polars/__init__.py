@@ -30,7 +30,8 @@ chooses *what to protect* and then writes ordinary OpenDP Polars queries::
   :func:`make_capped_total_ladder`) on :func:`message_log_domain` with
   :func:`person_log_distance`; per public time window (messages per month) with one cap chosen
   under DP: :func:`make_private_window_totals`; :func:`make_person_graph`, the graph of direct messages on a
-  public roster, whose neighbours are one rewired node (so node-level releases apply);
+  public roster, whose neighbours are one rewired node (so node-level releases apply), and
+  without a roster its degree tails (:func:`make_person_degree_tails`);
   messages per person bounded by an edge-addition scan and their histogram with the bound
   chosen under DP: :func:`make_message_count_projection`,
   :func:`make_private_message_count_histogram`; at edge level (one pair's deliveries,
@@ -60,7 +61,9 @@ from ._message_counts import (
     message_count_tails,
     message_counts,
 )
-from ._message_graph import PersonGraphScope, make_person_graph, person_graph, person_graph_scope
+from ._message_graph import (
+    PersonGraphScope, make_person_degree_tails, make_person_graph, person_degree_tails, person_graph, person_graph_scope,
+)
 from ._pair_level import PairLogDistance, make_message_count_histogram, message_count_histogram, pair_log_distance
 from ._point_totals import TotalEstimate, cap_scores, make_cap_scores, make_private_total_estimate
 from ._windows import WindowTotalsRelease, make_private_window_totals, make_window_capped_totals, make_window_ladder
@@ -105,7 +108,8 @@ __all__ = [
     "MessageLog", "message_log", "message_log_domain", "person_log_distance", "capped_total",
     "make_capped_total", "make_capped_total_ladder", "make_private_total", "TotalRelease",
     "TOTAL_KINDS", "LP_TOLERANCE", "MIN_CAP",
-    "make_person_graph", "person_graph", "person_graph_scope", "PersonGraphScope",
+    "make_person_graph", "person_graph", "person_graph_scope", "PersonGraphScope", "make_person_degree_tails",
+    "person_degree_tails",
     "make_message_count_projection", "make_private_message_count_histogram", "message_counts",
     "make_private_window_totals", "WindowTotalsRelease", "make_window_capped_totals", "make_window_ladder",
     "make_private_total_estimate", "TotalEstimate", "make_cap_scores", "cap_scores",

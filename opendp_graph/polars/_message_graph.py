@@ -30,12 +30,17 @@ import numpy as np
 import opendp.prelude as dp
 
 from ..core._bias import state_bias
+from ..core._checks import positive_integer
 from ..core.domains import graph_domain
 from ..core.graph import Graph
 from ..core.metrics import node_distance
+from ..transformations.projection import degree_projection
 from ._messages import MessageLog, _check_space, _person_count, require_log
 
-__all__ = ["make_person_graph", "person_graph", "PersonGraphScope", "person_graph_scope"]
+__all__ = [
+    "make_person_graph", "person_graph", "PersonGraphScope", "person_graph_scope", "person_degree_tails",
+    "make_person_degree_tails",
+]
 
 
 def _roster(roster: Any) -> tuple:
@@ -183,4 +188,87 @@ def make_person_graph(input_domain: dp.Domain, input_metric: dp.Metric, roster: 
     return state_bias(graph, (
         "group messages, messages to oneself and the messages of people off the roster, which the person graph "
         "leaves out (person_graph_scope counts them): its statistics are of the direct messages among the roster"
+    ))
+
+
+def person_degree_tails(log: MessageLog, max_degree: int) -> np.ndarray:
+    """Non-private: entry ``j − 1`` is the number of people with at least ``j`` direct
+    correspondents kept by the edge-addition projection at ``θ = max_degree``
+    (:func:`~opendp_graph.degree_projection`), ``j = 1, …, θ``, over **everyone in the log** (no
+    roster). People without a kept correspondent are in no entry."""
+    require_log(log)
+    theta = positive_integer("max_degree", max_degree)
+    # every person of the log is a node, named by their id: the projection's scanning order
+    # depends on the pair of ids only, never on who else is in the log (edge_order)
+    direct = np.flatnonzero(np.diff(log.owner_indptr) == 2)
+    first = log.owners[log.owner_indptr[direct]]
+    second = log.owners[log.owner_indptr[direct] + 1]
+    graph = Graph.from_arrays(first, second, log.num_people, node_ids=log.people.tolist())
+    degrees = degree_projection(graph, theta).degrees
+    return np.array([(degrees >= j).sum() for j in range(1, theta + 1)], dtype=np.int64)
+
+
+def make_person_degree_tails(input_domain: dp.Domain, input_metric: dp.Metric, max_degree: int) -> dp.Transformation:
+    """The degree distribution of who wrote to whom at person level **without a roster**: the
+    tail counts ``T_j`` = people with at least ``j`` direct correspondents after the edge-addition
+    projection at ``θ = max_degree``, ``j = 1, …, θ``, as an ``i64`` vector with
+    ``l1_distance``. The graph is :func:`make_person_graph`'s (an edge ``{a, b}`` when a message
+    has exactly the owners ``a`` and ``b``) on everyone in the log; ``T_1`` is the number of
+    people with a kept correspondent, and the histogram of degrees ``1 … θ`` is ``T_c − T_{c+1}``
+    (:func:`~opendp_graph.polars.histogram_from_tails`). No id is read into the output: under
+    ``person_log_distance("add_remove")`` the people themselves are private.
+
+    :param input_domain: :func:`~opendp_graph.polars.message_log_domain`.
+    :param input_metric: :func:`~opendp_graph.polars.person_log_distance` (either relation).
+    :param max_degree: ``θ``, the most correspondents kept per person (public).
+
+    **Stability guarantee:** ``d`` people → ``2θ·d`` in ``L1Distance``. *Proof.* Let the logs
+    differ in the messages of person ``v``. Put both graphs on the union of the two logs' people
+    (a person absent from one log is an isolated node there: an isolated node is scanned in no
+    edge and is in no ``T_j``, so this changes neither output). By :func:`make_person_graph`'s
+    proof the two graphs differ only in edges at ``v``. The projection's scanning order depends
+    on each pair of ids alone (:func:`~opendp_graph.transformations.projection.edge_order`), so
+    :func:`~opendp_graph.make_degree_projection`'s potential argument with ``S = {v}`` applies:
+    the kept degrees of the others move by at most ``k_v`` (``v``'s kept degree with its edges,
+    ``≤ θ``) against the graph without ``v``'s edges, and the two kept-degree vectors differ by
+    at most ``2·max(k_v¹, k_v²) ≤ 2θ`` in L1. A kept degree moving from ``a`` to ``b`` moves
+    ``|a − b|`` entries of ``T`` by one, so ``T`` moves by at most ``2θ``. ``d`` people: a path
+    through ``d`` neighbours. Tight: a person who wrote to ``θ`` people seen nowhere else (each
+    newcomer enters ``T_1``, and the person ``T_1 … T_θ``).
+
+    Why no roster is needed here but is for :func:`make_person_graph`: a graph's node set read
+    off the log would move by ``N + 1`` nodes when a person writes to ``N`` newcomers; the tails
+    count a newcomer once, in ``T_1``, and the projection caps how many newcomers one person
+    brings at ``θ``. Compared with a roster (node distance, then
+    :func:`~opendp_graph.make_private_degree_distribution`), what is lost is the count of people
+    with no correspondent (degree 0), which only a public list of people can give.
+
+    **What it leaves out** (bias the noise does not show): group messages (three owners or
+    more) and messages to oneself, as :func:`make_person_graph`; the correspondents beyond the
+    projection's ``θ`` and, through it, edges of others that a full person blocked; ``T_θ``
+    counts the people at the bound.
+
+    >>> import opendp.prelude as dp, opendp_graph as dpg, polars as pl
+    >>> dp.enable_features("contrib", "honest-but-curious")
+    >>> log = dpg.polars.message_log(pl.DataFrame({
+    ...     "message_id": [1, 2, 3, 4], "sender": ["a", "a", "b", "c"], "recipient": ["b", "c", "a", "c"]}))
+    >>> t = dpg.polars.make_person_degree_tails(
+    ...     dpg.polars.message_log_domain(), dpg.polars.person_log_distance(), max_degree=2)
+    >>> t(log), t.map(1)   # a has 2 correspondents, b and c one each (c → c is to oneself)
+    ([3, 1], 4)
+    """
+    dp.assert_features("contrib", "honest-but-curious")
+    _check_space(input_domain, input_metric)
+    theta = positive_integer("max_degree", max_degree)
+    tails = dp.t.make_user_transformation(
+        input_domain,
+        input_metric,
+        dp.vector_domain(dp.atom_domain(T=dp.i64), size=theta),
+        dp.l1_distance(T=dp.i64),
+        lambda log: person_degree_tails(log, theta).tolist(),
+        lambda d_in: 2 * theta * _person_count(d_in),
+    )
+    return state_bias(tails, (
+        f"the correspondents beyond the first {theta} kept per person by the projection (and others' edges a full "
+        "person blocked), group messages and messages to oneself: each interval is around the projected tail count"
     ))

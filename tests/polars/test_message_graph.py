@@ -14,6 +14,7 @@ import pytest
 import opendp_graph as dpg
 from opendp_graph.core.metrics import NodeDistance
 from opendp_graph.polars import _message_graph as G
+from opendp_graph.transformations.projection import degree_projection
 
 from test_messages import PEOPLE, direct_log, small_logs, without
 
@@ -153,3 +154,113 @@ def test_a_roster_of_another_id_kind_than_the_log_is_refused():
     t = dpg.polars.make_person_graph(dpg.polars.message_log_domain(), dpg.polars.person_log_distance(), roster=["0", "1"])
     with pytest.raises(Exception, match="roster"):
         t(direct_log([(0, (1,))]))
+
+
+# ---- the degree tails without a roster (make_person_degree_tails) ----
+
+def _pair_log(edges, extra=()):
+    """A log with one direct message per edge (sender the first end) and ``extra`` messages, on
+    the people present only (as message_log builds it: no roster)."""
+    messages = [(a, (b,)) for a, b in edges] + list(extra)
+    present = sorted({p for s, rs in messages for p in (s, *rs)})
+    index = {p: i for i, p in enumerate(present)}
+    return direct_log([(index[s], tuple(index[r] for r in rs)) for s, rs in messages], people=tuple(present))
+
+
+def _without_person(edges, v):
+    return [e for e in edges if v not in e]
+
+
+@pytest.mark.parametrize("nodes, thetas", [(5, (1, 2, 3)), pytest.param(6, (1, 2), marks=pytest.mark.slow)])
+def test_degree_tails_move_at_most_2theta_on_every_small_graph(nodes, thetas):
+    """Every simple graph on ``nodes`` people, written as direct messages; each person removed
+    with all their messages (the smaller log has only the people left in it) and every pair of
+    logs that agree outside one person's messages (replace): the tails move by at most 2θ in L1,
+    and 2θ is reached."""
+    pairs = list(itertools.combinations(range(nodes), 2))
+    for theta in thetas:
+        worst = 0
+        by_rest: dict = {}
+        for mask in range(1 << len(pairs)):
+            edges = [p for i, p in enumerate(pairs) if mask >> i & 1]
+            full = G.person_degree_tails(_pair_log(edges), theta)
+            for v in range(nodes):
+                rest = tuple(_without_person(edges, v))
+                moved = int(np.abs(full - G.person_degree_tails(_pair_log(list(rest)), theta)).sum())
+                assert moved <= 2 * theta, (edges, v, theta)
+                worst = max(worst, moved)
+                by_rest.setdefault((v, rest), []).append(full)
+        for group in by_rest.values():
+            stack = np.array(group)
+            assert np.abs(stack[:, None, :] - stack[None, :, :]).sum(axis=2).max() <= 2 * theta
+        assert worst == 2 * theta
+
+
+def test_degree_tails_on_random_logs_with_every_message_shape():
+    """Random logs with group messages, messages to oneself, repeated and reversed pairs, text ids
+    and hubs: removing a person moves the tails by at most 2θ; the tails are the degree tails of
+    the projection of the person graph on a roster of everyone (the same scan)."""
+    rng = np.random.default_rng(5)
+    names = [f"p{i:02d}" for i in range(30)]
+    for _ in range(60):
+        messages = []
+        for _ in range(int(rng.integers(5, 120))):
+            s = names[int(rng.integers(3))] if rng.random() < 0.4 else names[int(rng.integers(30))]
+            r = tuple(dict.fromkeys(names[int(x)] for x in rng.integers(0, 30, size=int(rng.choice([1, 1, 1, 2, 3])))))
+            messages.append((s, r))
+        frame = pl.DataFrame({"message_id": [i for i, (_, r) in enumerate(messages) for _ in r],
+                              "sender": [s for s, r in messages for _ in r], "recipient": [x for _, r in messages for x in r]})
+        log = dpg.polars.message_log(frame)
+        theta = int(rng.choice([1, 2, 4, 8]))
+        tails = G.person_degree_tails(log, theta)
+        roster = log.people.tolist()
+        projected = degree_projection(G.person_graph(log, roster), theta).degrees
+        assert tails.tolist() == [int((projected >= j).sum()) for j in range(1, theta + 1)]
+        v = names[int(rng.integers(30))]
+        rest = [m for m in messages if v != m[0] and v not in m[1]]
+        frame = pl.DataFrame({"message_id": [i for i, (_, r) in enumerate(rest) for _ in r],
+                              "sender": [s for s, r in rest for _ in r], "recipient": [x for _, r in rest for x in r]},
+                             schema={"message_id": pl.Int64, "sender": pl.String, "recipient": pl.String})
+        moved = np.abs(tails - G.person_degree_tails(dpg.polars.message_log(frame), theta)).sum()
+        assert moved <= 2 * theta
+
+
+def test_degree_tails_map_is_exact_and_arguments_are_checked():
+    t = dpg.polars.make_person_degree_tails(dpg.polars.message_log_domain(), dpg.polars.person_log_distance(), max_degree=3)
+    assert t.map(1) == 6 and t.check(1, 6) and not t.check(1, 5) and t.map(2) == 12
+    replace = dpg.polars.make_person_degree_tails(dpg.polars.message_log_domain(), dpg.polars.person_log_distance("replace"), 2)
+    assert replace.map(1) == 4
+    with pytest.raises(TypeError, match="person_log_distance"):
+        dpg.polars.make_person_degree_tails(dpg.polars.message_log_domain(), dpg.polars.pair_log_distance(), 3)
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises((TypeError, ValueError), match="max_degree"):
+            dpg.polars.make_person_degree_tails(dpg.polars.message_log_domain(), dpg.polars.person_log_distance(), bad)
+    # group messages and messages to oneself make no edge; a pair written both ways is one edge
+    log = _pair_log([(0, 1), (1, 0), (0, 2)], extra=[(3, (3,)), (0, (1, 3))])
+    assert t(log) == [3, 1, 0]
+    assert "group messages" in dpg.accuracy(t >> dp.m.then_laplace(scale=6.0)).not_included
+
+
+def test_degree_tails_read_no_id_kind_so_an_empty_and_a_full_log_are_treated_alike():
+    """As for the message-count tails: no roster, so no id-kind check that could refuse a
+    hand-built log with people and pass an empty one."""
+    meas = dpg.polars.make_person_degree_tails(dpg.polars.message_log_domain(), dpg.polars.person_log_distance(), 2) \
+        >> dp.m.then_laplace(scale=4.0)
+    for messages in ([], [(0, (1,))]):
+        log = direct_log(messages)
+        unstated = dpg.polars.MessageLog(**{f: getattr(log, f) for f in (
+            "people", "owner_indptr", "owners", "sender", "recipients", "pair_indptr", "pair_recipients")})
+        assert len(meas(unstated)) == 2
+
+
+def test_roster_free_degree_distribution_on_the_chat_log():
+    """At ε = 1 with θ = 64 the fitted histogram of correspondents per person is close to the
+    projected truth (L1 relative to the people with a kept correspondent)."""
+    log = dpg.polars.message_log(dpg.datasets.synthetic_chat_log())
+    tails = dpg.polars.make_person_degree_tails(dpg.polars.message_log_domain(), dpg.polars.person_log_distance(), 64)
+    meas = tails >> dp.m.then_laplace(scale=128.0)
+    assert meas.map(1) == pytest.approx(1.0)
+    truth = dpg.polars.histogram_from_tails(G.person_degree_tails(log, 64))
+    fitted = dpg.polars.histogram_from_tails(meas(log), noise_scale=128.0)
+    assert fitted.shape == (64,) and np.all(fitted >= 0)
+    assert np.abs(fitted - truth).sum() / truth.sum() < 0.4

@@ -54,6 +54,7 @@ NOT_QUERIES = {
     "make_message_count_projection": "a query on a MessageLog, not on a graph",
     "make_private_message_count_histogram": "a measurement on a MessageLog, not on a graph",
     "make_message_count_tails": "a query on a MessageLog, not on a graph",
+    "make_person_degree_tails": "a query on a MessageLog, not on a graph",
     "make_cap_scores": "a query on a MessageLog, not on a graph",
     "make_private_total_estimate": "a measurement on a MessageLog, not on a graph",
     # edge level on a message log (pair_log_distance, polars/_pair_level.py)
