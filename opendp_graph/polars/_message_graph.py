@@ -243,6 +243,12 @@ def make_person_degree_tails(input_domain: dp.Domain, input_metric: dp.Metric, m
     :func:`~opendp_graph.make_private_degree_distribution`), what is lost is the count of people
     with no correspondent (degree 0), which only a public list of people can give.
 
+    **What a person is** (as for :func:`make_person_graph`): every message they took part in, as
+    a whole. Adding someone as a further recipient of ``N`` direct messages between others is
+    not adding that person's messages: it turns them into group messages (which make no edge),
+    a change of ``N`` messages, protected at ``N·ε``. Give every message its own id
+    (:func:`~opendp_graph.polars.message_log` merges the rows that share one).
+
     **What it leaves out** (bias the noise does not show): group messages (three owners or
     more) and messages to oneself, as :func:`make_person_graph`; the correspondents beyond the
     projection's ``θ`` and, through it, edges of others that a full person blocked; ``T_θ``

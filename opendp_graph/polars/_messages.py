@@ -125,7 +125,17 @@ class MessageLog:
             if value is not None:
                 # a private copy: the checks below and every cached total hold for these arrays
                 # only if nobody can change them afterwards (a caller's view would stay writable)
-                value = np.array(value, copy=True)
+                if name == "people" and not isinstance(value, np.ndarray):
+                    # ids as given, like message_log's: NumPy's own text dtype would strip trailing
+                    # NULs ("a\x00" is "a") and mixed-size integers would become floats
+                    value = np.array(list(value), dtype=object)
+                else:
+                    value = np.array(value, copy=True)
+                if name not in ("people", "time") and value.size == 0 and value.dtype.kind == "f":
+                    # an empty list is float64 to NumPy: an empty log must pass where a full one does
+                    value = value.astype(np.int64)
+                if name == "time" and value.size == 0 and value.dtype.kind == "f":
+                    value = value.astype("datetime64[us]")
                 value.setflags(write=False)
             object.__setattr__(self, name, value)
         _check_fields(self)

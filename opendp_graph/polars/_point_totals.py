@@ -23,17 +23,22 @@ OpenDP's noisy max on these scores is the exponential mechanism with sensitivity
 utility theorem shifts each ``q_j`` by ``t·τ_j`` with ``t = 2·ln(k/β)/ε``; privacy holds for
 any shift and on the logs we measured the unshifted scores choose better, so none is applied.)
 
-**What it reaches, and what it cannot.** At ``ε = 1`` the best fixed cap sits at the busiest
-one to three people's loads (its bias is what fewer than ``1/ε`` people hold above it), and the
-whole difference between good and bad caps on a public ladder is a few people's worth of data:
-on the synthetic chat log (``dpg.datasets.synthetic_chat_log()``) the best cap 1,448 errs by
-about 1,100 messages and the cap 512 by about 3,900 (medians, on a ladder of factor √2), a score
-difference of 1.4 in GEM's units against a selection noise of scale ``2/ε₁ = 8`` at ``ε₁ = 0.25``
-(OpenDP's noisy max under ``max_divergence``: permute-and-flip, exponential noise). No selection at that
-budget tells those caps apart, so the choice is close to a uniform draw over the ladder and
-the error close to the ladder's average: measured in ``benchmarks/person_level.py``. Give a
-short public ladder around the caps you expect (a public bound on the busiest person's
-messages is what makes a total accurate at ``ε = 1``).
+**What it reaches, and what it cannot.** At ``ε = 1`` the best fixed cap is noise-bound: its
+bias is what fewer than ``1/ε`` people hold above it. Whether the next rung down would do as
+well is decided by ``D(τ) = (Q(x, 2τ) − Q(x, τ)) / τ``, the people-equivalents that doubling
+the cap keeps: doubling pays iff ``D(τ)`` exceeds the extra noise ``1/ε₂`` (in units of ``τ``,
+``ε₂`` the release's budget). ``D`` moves by about one per person, so an ``ε₁``-DP reading of it
+cannot tell values one apart with odds better than ``e^ε₁`` (Laplace: noise of scale ``1/ε₁``, 4 at
+``ε₁ = 0.25``), while on the benchmark's logs ``D`` at the rung below the best is a handful: 4.7 on the synthetic chat log (``dpg.datasets.synthetic_chat_log()``,
+messages, τ = 512), 3.4 for its distinct pairs, 5.5 on the 20,000-person log (τ = 2,048), 2.5 on
+Enron (τ = 1,024). Even an idealised selection that makes only that one decision, with one
+Laplace on ``D`` and the split of ``ε`` that suits each log best, then picks the rung below in
+18–39 % of releases, and the median error over releases (the release's noise at ``(1 − s)·ε``,
+a quantile pushed up by the bad picks) is 1.8×, 2.4×, 1.8× and 3.1× the best fixed cap's
+(``python -m benchmarks.person_level --only point`` prints ``D`` and this figure per row).
+This design cannot reach 1.5× on these logs; ``make_private_total_estimate`` (GEM over the
+whole ladder, more decisions than one) measures 2–5× (``benchmarks/person_level.py``). A short
+public ladder whose top is a true bound on the busiest person is what makes a total accurate.
 """
 
 from __future__ import annotations

@@ -487,3 +487,31 @@ def test_a_hand_built_log_is_a_snapshot_of_its_arrays():
     base[3] = 1  # the caller's array changes; the log must not
     assert base.flags.writeable and log.owners.tolist() == [0, 1, 1, 2, 2, 0]
     assert log.load().tolist() == [2, 2, 2] and M.capped_total(log, 1.0) == before
+
+
+def test_a_hand_built_empty_log_is_accepted_like_a_full_one():
+    """The red team of the roster-free degree tails: NumPy makes an empty list a float array, so a
+    hand-built empty log (or one whose pair lists are empty) was refused where the same code with
+    one direct message was accepted (a refusal that depends on the data). Text ids keep trailing
+    NULs and large integers stay integers, as message_log keeps them."""
+    from opendp_graph.polars import MessageLog
+
+    full = MessageLog(people=["a", "b"], owner_indptr=[0, 2], owners=[0, 1], sender=[0], recipients=[1], pair_indptr=[0, 1],
+                      pair_recipients=[1], time=[np.datetime64("2020-01-01", "us")], words=[3])
+    only_self = MessageLog(people=["a"], owner_indptr=[0, 1], owners=[0], sender=[0], recipients=[1], pair_indptr=[0, 0],
+                           pair_recipients=[])
+    empty = MessageLog(people=[], owner_indptr=[0], owners=[], sender=[], recipients=[], pair_indptr=[0], pair_recipients=[],
+                       time=[], words=[])
+    assert (full.num_messages, only_self.num_messages, empty.num_messages) == (1, 1, 0)
+    space = dpg.polars.message_log_domain(), dpg.polars.person_log_distance()
+    tails = dpg.polars.make_person_degree_tails(*space, max_degree=2)
+    assert tails(empty) == [0, 0] and tails(only_self) == [0, 0] and tails(full) == [2, 0]
+    assert dpg.polars.capped_total(empty, 4.0, "words") == 0.0
+    nul = MessageLog(people=["a", "a\x00"], owner_indptr=[0, 2], owners=[0, 1], sender=[0], recipients=[1], pair_indptr=[0, 1],
+                     pair_recipients=[1])
+    assert nul.people.tolist() == ["a", "a\x00"]
+    wide = MessageLog(people=[-1, 2**63], owner_indptr=[0, 2], owners=[0, 1], sender=[0], recipients=[1], pair_indptr=[0, 1],
+                      pair_recipients=[1])
+    assert wide.people.tolist() == [-1, 2**63]
+    with pytest.raises(ValueError, match="integers"):
+        MessageLog(people=["a"], owner_indptr=[0, 1], owners=[0.0], sender=[0], recipients=[1], pair_indptr=[0, 0], pair_recipients=[])
