@@ -143,64 +143,57 @@ def edge_level_message_counts(name, log, ks, runs, epsilon=1.0):
     print(f"  {name}: {log.num_people:,} people; median L1/n at ε = {epsilon:g} (pair level, map 4): " + ", ".join(cells))
 
 
-def roster_free_message_counts(name, log, ks, runs, epsilon=1.0):
-    """Messages per person at person level with no roster: OpenDP's discrete Laplace (scale 2k/ε)
-    on :func:`opendp_graph.polars.make_message_count_tails`, fitted by ``histogram_from_tails``.
-    Error Σ_c |released_c − true_c| / n against the projected histogram (the noise) and against the
-    true one (direct and self messages per person, the last entry "k or more": noise and bias)."""
+def _roster_free_cells(log, bounds, runs, epsilon, make_tails, exact_tails, counts, label):
+    """For each bound: OpenDP's Laplace (scale 2·bound/ε) on ``make_tails(bound)``, fitted by
+    ``histogram_from_tails``; median over ``runs`` of Σ_c |released_c − true_c| / n against the
+    projected histogram (the noise) and against the true one from ``counts`` (each person's count,
+    the last entry "bound or more": noise and bias)."""
     import opendp.prelude as dp
 
+    import opendp_graph as dpg
+
+    cells = []
+    for bound in bounds:
+        meas = make_tails(bound) >> dp.m.then_laplace(scale=2.0 * bound / epsilon)
+        t = exact_tails(log, bound)
+        projected = t - np.append(t[1:], 0)
+        true = np.bincount(np.minimum(counts, bound) - 1, minlength=bound)
+        noise, whole = [], []
+        for _ in range(runs):
+            h = dpg.polars.histogram_from_tails(meas(log), noise_scale=2.0 * bound / epsilon)
+            noise.append(np.abs(h - projected).sum() / projected.sum())
+            whole.append(np.abs(h - true).sum() / true.sum())
+        cells.append(f"{label}={bound}: {np.median(whole):.3f} (noise alone {np.median(noise):.3f})")
+    return ", ".join(cells)
+
+
+def roster_free_message_counts(name, log, ks, runs, epsilon=1.0):
+    """Messages per person at person level with no roster
+    (:func:`opendp_graph.polars.make_message_count_tails`; direct and self messages)."""
     import opendp_graph as dpg
 
     space = dpg.polars.message_log_domain(), dpg.polars.person_log_distance()
     direct = log.with_owners(1, 2)
     owned = np.bincount(direct.owners, minlength=direct.num_people)
     owned = owned[owned > 0]
-    cells = []
-    for k in ks:
-        tails = dpg.polars.make_message_count_tails(*space, max_count=k)
-        meas = tails >> dp.m.then_laplace(scale=2.0 * k / epsilon)
-        t = dpg.polars.message_count_tails(log, k)
-        projected = t - np.append(t[1:], 0)
-        true = np.bincount(np.minimum(owned, k) - 1, minlength=k)
-        noise, whole = [], []
-        for _ in range(runs):
-            h = dpg.polars.histogram_from_tails(meas(log), noise_scale=2.0 * k / epsilon)
-            noise.append(np.abs(h - projected).sum() / projected.sum())
-            whole.append(np.abs(h - true).sum() / true.sum())
-        cells.append(f"k={k}: {np.median(whole):.3f} (noise alone {np.median(noise):.3f})")
+    cells = _roster_free_cells(log, ks, runs, epsilon, lambda k: dpg.polars.make_message_count_tails(*space, max_count=k),
+                               dpg.polars.message_count_tails, owned, "k")
     print(f"  {name}: {len(owned):,} people with a direct or self message; median L1/n at ε = {epsilon:g} "
-          "(person level, no roster, map 2k): " + ", ".join(cells))
+          "(person level, no roster, map 2k): " + cells)
 
 
 def roster_free_degrees(name, log, thetas, runs, epsilon=1.0):
-    """Direct correspondents per person at person level with no roster: OpenDP's Laplace (scale
-    2θ/ε) on :func:`opendp_graph.polars.make_person_degree_tails`, fitted by
-    ``histogram_from_tails``. Error Σ_c |released_c − true_c| / n over degrees 1 … θ (n: people
-    with a correspondent) against the projected histogram (the noise) and against the true one
-    (the last entry "θ or more": noise and the projection's bias)."""
-    import opendp.prelude as dp
-
+    """Direct correspondents per person at person level with no roster
+    (:func:`opendp_graph.polars.make_person_degree_tails`; n: people with a correspondent)."""
     import opendp_graph as dpg
 
     space = dpg.polars.message_log_domain(), dpg.polars.person_log_distance()
     graph = dpg.polars.person_graph(log, log.people.tolist())
     degrees = graph.degrees[graph.degrees > 0]
-    cells = []
-    for theta in thetas:
-        tails = dpg.polars.make_person_degree_tails(*space, max_degree=theta)
-        meas = tails >> dp.m.then_laplace(scale=2.0 * theta / epsilon)
-        t = dpg.polars.person_degree_tails(log, theta)
-        projected = t - np.append(t[1:], 0)
-        true = np.bincount(np.minimum(degrees, theta) - 1, minlength=theta)
-        noise, whole = [], []
-        for _ in range(runs):
-            h = dpg.polars.histogram_from_tails(meas(log), noise_scale=2.0 * theta / epsilon)
-            noise.append(np.abs(h - projected).sum() / projected.sum())
-            whole.append(np.abs(h - true).sum() / true.sum())
-        cells.append(f"θ={theta}: {np.median(whole):.3f} (noise alone {np.median(noise):.3f})")
+    cells = _roster_free_cells(log, thetas, runs, epsilon, lambda t: dpg.polars.make_person_degree_tails(*space, max_degree=t),
+                               dpg.polars.person_degree_tails, degrees, "θ")
     print(f"  {name}: {len(degrees):,} people with a direct correspondent, largest degree {degrees.max():,}; median L1/n at "
-          f"ε = {epsilon:g} (person level, no roster, map 2θ): " + ", ".join(cells))
+          f"ε = {epsilon:g} (person level, no roster, map 2θ): " + cells)
 
 
 def monthly(name, log, months, runs, max_contribution, caps, epsilon=1.0):

@@ -27,7 +27,7 @@ import opendp.prelude as dp
 from ..core._bias import state_bias
 from ..core._checks import budget_share, positive_budget, positive_finite, positive_integer
 from ..measurements.degree_distribution import _candidates, choice_arguments, choose_bound_and_release
-from ._message_graph import _roster, roster_positions
+from ._message_graph import _roster, roster_positions, tails_transformation
 from ._messages import MessageLog, _check_space, _person_count, require_log
 
 __all__ = [
@@ -203,15 +203,7 @@ def make_message_count_tails(input_domain: dp.Domain, input_metric: dp.Metric, m
     dp.assert_features("contrib", "honest-but-curious")
     _check_space(input_domain, input_metric)
     k = positive_integer("max_count", max_count)
-    tails = dp.t.make_user_transformation(
-        input_domain,
-        input_metric,
-        dp.vector_domain(dp.atom_domain(T=dp.i64), size=k),
-        dp.l1_distance(T=dp.i64),
-        lambda log: message_count_tails(log, k).tolist(),
-        lambda d_in: 2 * k * _person_count(d_in),
-    )
-    return state_bias(tails, (
+    return tails_transformation(input_domain, input_metric, k, message_count_tails, (
         f"the messages beyond the first {k} kept per person and every group message, which the projection drops "
         "(and correspondents' messages a full person blocked): each interval is around the projected tail count"
     ))

@@ -266,15 +266,23 @@ def make_person_degree_tails(input_domain: dp.Domain, input_metric: dp.Metric, m
     dp.assert_features("contrib", "honest-but-curious")
     _check_space(input_domain, input_metric)
     theta = positive_integer("max_degree", max_degree)
-    tails = dp.t.make_user_transformation(
-        input_domain,
-        input_metric,
-        dp.vector_domain(dp.atom_domain(T=dp.i64), size=theta),
-        dp.l1_distance(T=dp.i64),
-        lambda log: person_degree_tails(log, theta).tolist(),
-        lambda d_in: 2 * theta * _person_count(d_in),
-    )
-    return state_bias(tails, (
+    return tails_transformation(input_domain, input_metric, theta, person_degree_tails, (
         f"the correspondents beyond the first {theta} kept per person by the projection (and others' edges a full "
         "person blocked), group messages and messages to oneself: each interval is around the projected tail count"
     ))
+
+
+def tails_transformation(input_domain: dp.Domain, input_metric: dp.Metric, bound: int, tails: Any, bias: str) -> dp.Transformation:
+    """The tail counts ``tails(log, bound)`` (``T_1 … T_bound``) as an ``i64`` vector with
+    ``l1_distance`` and the map ``2·bound·d``, with what the bound leaves out stated: the shared
+    shape of :func:`make_person_degree_tails` and
+    :func:`~opendp_graph.polars.make_message_count_tails`, whose docstrings prove the map."""
+    transformation = dp.t.make_user_transformation(
+        input_domain,
+        input_metric,
+        dp.vector_domain(dp.atom_domain(T=dp.i64), size=bound),
+        dp.l1_distance(T=dp.i64),
+        lambda log: tails(log, bound).tolist(),
+        lambda d_in: 2 * bound * _person_count(d_in),
+    )
+    return state_bias(transformation, bias)
