@@ -102,7 +102,7 @@ def load_email_eu_core(path: str | Path | None = None):
 
     :example:
 
-    >>> import opendp_graph as dpg  # doctest: +SKIP
+    >>> import opendp_graph as dpg
     >>> g = dpg.datasets.load_email_eu_core()  # doctest: +SKIP
     >>> g.num_nodes, g.num_edges  # doctest: +SKIP
     (1005, 16064)

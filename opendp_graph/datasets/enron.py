@@ -198,7 +198,7 @@ def load_enron(path: str | Path | None = None, *, start=None, end=None, bigrams:
 
     :example:
 
-    >>> import opendp_graph as dpg  # doctest: +SKIP
+    >>> import opendp_graph as dpg
     >>> g = dpg.datasets.load_enron()  # doctest: +SKIP
     >>> g.num_nodes, g.num_edges  # doctest: +SKIP
     (156, 1843)
