@@ -99,7 +99,10 @@ def make_private_language_model(
     ``make_zCDP_to_approxDP`` then ``make_fix_delta`` at ``δ`` states the ``(ε', δ)`` it is, checked
     here to be at most ``(ε, δ)``. The model is post-processing of the released counts and of public
     inputs. The budget is for one pair (``d_in = 1``); at more, the threshold's δ grows past the
-    fixed ``δ`` and OpenDP's map refuses.
+    fixed ``δ`` and OpenDP's map refuses. Under ``edge_distance`` a pair whose n-gram set *changes*
+    (the pair in both graphs) is at distance 2 (a removal and an addition), which this budget does
+    not cover: to protect what a known pair wrote, with the structure public, build it on
+    :func:`~opendp_graph.edge_label_distance` (distance 1 for that change; calibrated for it).
 
     **What it leaves out** (error the noise does not show): messages to oneself (no pair), a pair's
     n-grams beyond ``c``, every n-gram fewer than about ``threshold`` pairs used (only the union's
@@ -148,7 +151,9 @@ def make_private_language_model(
     snapshot_model = NGramModel.from_counts(snapshot, order=order, vocabulary=words)
 
     def build(released: Mapping[str, Any]) -> PrivateLanguageModel:
-        counts = {str(g): float(v) for g, v in released.items()}
+        # keep only keys a model can read (words joined by single spaces): a released label that is
+        # blank or oddly spaced would otherwise make the post-processing raise after the noise (red team)
+        counts = {str(g): float(v) for g, v in released.items() if isinstance(g, str) and g.split() and " ".join(g.split()) == g}
         if not any(" " not in g for g in counts):  # nothing (or no unigram) survived: the snapshot alone
             return PrivateLanguageModel(snapshot_model, None, 0.0, counts, scale, threshold, spent_epsilon, spent_delta)
         private = NGramModel.from_counts(counts, order=order, vocabulary=words)

@@ -93,3 +93,20 @@ def test_an_unlabelled_graph_domain_is_refused():
     with pytest.raises((TypeError, ValueError)):
         dpg.text.make_private_language_model(dpg.graph_domain(), dpg.edge_distance(), 1.0, snapshot_counts=SNAPSHOT,
                                              vocabulary=["gas"])
+
+
+def test_blank_released_labels_do_not_break_the_post_processing():
+    """The red team: a released label that is blank ('' or a tab) made the model's construction
+    raise after the noise was drawn (a refusal depending on private content). Such keys are now
+    left out of the model; the rest is used."""
+    graph = dpg.Graph.from_edges([0, 1, 2, 3], [1, 2, 3, 0], num_nodes=4, labels=[["", "\t", "gas"]] * 4)
+    meas = dpg.text.make_private_language_model(*SPACE, 1e6, snapshot_counts=SNAPSHOT, vocabulary=["gas", "prices"], delta=0.5)
+    out = meas(graph)
+    assert out.private_model is not None and set(out.released) <= {"gas"}
+
+
+def test_a_changed_label_set_is_distance_two_under_edge_distance_and_one_under_edge_label_distance():
+    meas = dpg.text.make_private_language_model(dpg.graph_domain(labeled=True), dpg.edge_label_distance(), 1.0,
+                                                snapshot_counts=SNAPSHOT, vocabulary=["gas", "prices"])
+    eps, delta = meas.map(1)
+    assert eps <= 1.0 and delta <= 1e-6
