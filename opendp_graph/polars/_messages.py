@@ -131,11 +131,9 @@ class MessageLog:
                     value = np.array(list(value), dtype=object)
                 else:
                     value = np.array(value, copy=True)
-                if name not in ("people", "time") and value.size == 0 and value.dtype.kind == "f":
+                if name != "people" and value.size == 0 and value.dtype.kind == "f":
                     # an empty list is float64 to NumPy: an empty log must pass where a full one does
-                    value = value.astype(np.int64)
-                if name == "time" and value.size == 0 and value.dtype.kind == "f":
-                    value = value.astype("datetime64[us]")
+                    value = value.astype("datetime64[us]" if name == "time" else np.int64)
                 value.setflags(write=False)
             object.__setattr__(self, name, value)
         _check_fields(self)

@@ -24,6 +24,7 @@ from typing import Any
 import opendp.prelude as dp
 
 from ..core._checks import open_probability, positive_budget, positive_integer
+from ..measurements._context import zcdp_budget
 from ..measurements.threshold import calibrate_gaussian_threshold, make_gaussian_threshold
 from ..transformations.labels import make_label_count_map
 from ._lm import MixtureModel, NGramModel, mixture
@@ -124,9 +125,7 @@ def make_private_language_model(
     epsilon = positive_budget("epsilon", epsilon)
     delta = open_probability("delta", delta)
     c = positive_integer("max_ngrams_per_pair", max_ngrams_per_pair)
-    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 < weight < 1:
-        raise ValueError(f"weight must be a number in (0, 1), got {weight!r}")
-    weight = float(weight)
+    weight = open_probability("weight", weight)
     order = positive_integer("order", order)
     snapshot = _snapshot_counts(snapshot_counts)
     if isinstance(vocabulary, (str, bytes)) or not hasattr(vocabulary, "__iter__"):
@@ -138,8 +137,6 @@ def make_private_language_model(
     count_map = make_label_count_map(
         input_domain, input_metric, c, output_metric=dp.l02inf_distance(dp.absolute_distance(T=dp.f64))
     )
-    from ..measurements._context import zcdp_budget
-
     rho = zcdp_budget(epsilon, delta / 2)
     scale, threshold = calibrate_gaussian_threshold(count_map, 1, rho, delta / 2)
     union = count_map >> make_gaussian_threshold(count_map.output_domain, count_map.output_metric, scale, threshold)
