@@ -20,9 +20,14 @@ messages to oneself have no pair and are left out), at most ``c`` of them per pa
 by OpenDP's own conversion (``make_zCDP_to_approxDP``, ``make_fix_delta``). The private period's
 own n-grams are released, not the snapshot's keys: the model is Kneser–Ney on the released counts,
 mixed with the snapshot's model with the constructor's public weight
-(:func:`opendp_graph.text.make_private_language_model`), beside what a weight by the released
-text's size would give. Then the same on the Enron subjects (skipped with the reason when the
+(:func:`opendp_graph.text.make_private_language_model`; the snapshot's keys released without the
+threshold, beside the threshold alone), and what a weight by the released text's size would give. Then the same on the Enron subjects (skipped with the reason when the
 data cannot be found).
+
+Then, per log, **the one-call route for every unit it serves**
+(:func:`opendp_graph.text.private_language_model` on the private period's rows and the snapshot's):
+one pair (``edge_unit``), what one pair wrote with the structure public (``edge_content_unit``),
+any two pairs (``edge_group_unit(2)``), at ``c = 16``, with the unigram floor and the snapshot beside.
 """
 
 from __future__ import annotations
@@ -88,6 +93,11 @@ def report(name, graph, snapshot_counts, vocabulary, held, args, *, reference_co
             )
             outs = [meas(graph) for _ in range(args.runs)]
             values = [o.model.perplexity(held) for o in outs]
+            union_only = dpg.text.make_private_language_model(
+                *space, epsilon, snapshot_counts=snapshot_counts, vocabulary=vocabulary, max_ngrams_per_pair=c, delta=DELTA,
+                release_snapshot_keys=False,
+            )
+            only = float(np.median([union_only(graph).model.perplexity(held) for _ in range(args.runs)]))
             by_size = []
             s_mass = sum(v for g, v in snapshot_counts.items() if " " not in g)
             for o in outs:  # the weight a size rule would give (for comparison; the constructor's is fixed)
@@ -98,9 +108,34 @@ def report(name, graph, snapshot_counts, vocabulary, held, args, *, reference_co
             value = float(np.median(values))
             eps, delta = meas.map(1)
             print(f"    ε = {epsilon:g} (spent ({eps:.3g}, {delta:.1g})): σ = {outs[0].scale:.1f}, threshold {outs[0].threshold}; "
-                  f"keys released {int(np.median([len(o.released) for o in outs])):,}; make_private_language_model "
-                  f"(μ = {outs[0].weight:g}): {value:.1f} ({min(values):.1f}–{max(values):.1f}), {closed(value):.0%} of the gap"
+                  f"keys released {int(np.median([len(o.released) for o in outs])):,} ({outs[0].snapshot_keys:,} of them the snapshot's, "
+                  f"without the threshold); make_private_language_model (μ = {outs[0].weight:g}): {value:.1f} "
+                  f"({min(values):.1f}–{max(values):.1f}), {closed(value):.0%} of the gap; the threshold alone "
+                  f"(release_snapshot_keys=False): {only:.1f} ({closed(only):.0%})"
                   + (f"; a weight by released size instead: {np.median(by_size):.1f} ({closed(float(np.median(by_size))):.0%})" if by_size else ""))
+
+
+def units_table(private_rows, snapshot_rows, held, args, *, text, analyzer, alone, reference, floor):
+    """Every unit of the one-call route at each ε (``args.runs`` releases, the median): perplexity
+    and the share of the snapshot-to-reference gap it closes, and whether more ε did worse."""
+    import opendp_graph as dpg
+
+    def closed(value):
+        return (alone - value) / (alone - reference)
+
+    print(f"  one call, dpg.text.private_language_model (c = 16, μ = 0.3), per unit; unigram floor {floor:.1f}, snapshot {alone:.1f}, "
+          f"reference {reference:.1f}:")
+    for unit in (dpg.polars.edge_unit("sender", "recipient"), dpg.polars.edge_content_unit("sender", "recipient"),
+                 dpg.polars.edge_group_unit(2, "sender", "recipient")):
+        cells, medians = [], []
+        for epsilon in args.epsilons:
+            outs = [dpg.text.private_language_model(private_rows, unit=unit, epsilon=epsilon, snapshot=snapshot_rows, text=text,
+                                                    analyzer=analyzer, delta=DELTA) for _ in range(args.runs)]
+            value = float(np.median([o.model.perplexity(held) for o in outs]))
+            medians.append(value)
+            cells.append(f"ε = {epsilon:g}: {value:.1f} ({closed(value):.0%})")
+        worse = any(b > a + 0.5 for a, b in zip(medians, medians[1:]))
+        print(f"    {unit.unit:<18} " + "; ".join(cells) + ("; WORSE with more ε" if worse else "; more ε never worse"))
 
 
 def main(argv=None) -> None:
@@ -131,6 +166,12 @@ def main(argv=None) -> None:
     everything = collections.Counter(snapshot_counts)
     everything.update(ngram_counts(priv, (1, 2)))
     report("chat", graph, snapshot_counts, vocabulary, test, args, reference_counts=everything, caps=args.caps)
+    chat_model = {g: float(v) for g, v in everything.items()}
+    reference = dpg.text.NGramModel.from_counts(chat_model, order=2, vocabulary=vocabulary)
+    units_table(private, snapshot, test, args, text="text", analyzer=lambda s: s.split(" "),
+                alone=dpg.text.NGramModel.from_counts(snapshot_counts, order=2, vocabulary=vocabulary).perplexity(test),
+                reference=reference.perplexity(test),
+                floor=dpg.text.NGramModel.from_counts(chat_model, order=1, vocabulary=vocabulary).perplexity(test))
 
     from benchmarks import language_model as lm
 
@@ -144,6 +185,14 @@ def main(argv=None) -> None:
     everything = collections.Counter(d["snapshot"])
     everything.update(ngram_counts(d["private"], (1, 2)))
     report("Enron", d["graphs"]["private"], d["snapshot"], d["words"], d["held"], args, reference_counts=everything, caps=args.caps)
+    rows = lm.split_log(None if args.data is None else f"{args.data}/enron-perry-wolfe")["rows"]
+    known = set(d["words"])
+    held = [[w if w in known else "<unk>" for w in s] for s in d["held"]]
+    counts = {g: float(v) for g, v in everything.items()}
+    units_table(rows["private"], rows["public"], held, args, text="subject", analyzer=None,
+                alone=dpg.text.NGramModel.from_counts(d["snapshot"], order=2, vocabulary=d["words"]).perplexity(held),
+                reference=dpg.text.NGramModel.from_counts(counts, order=2, vocabulary=d["words"]).perplexity(held),
+                floor=dpg.text.NGramModel.from_counts(counts, order=1, vocabulary=d["words"]).perplexity(held))
 
 
 if __name__ == "__main__":

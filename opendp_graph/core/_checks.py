@@ -123,7 +123,10 @@ def open_probability(name: str, value: Any) -> float:
     """
     if isinstance(value, bool) or not isinstance(value, Real) or not 0 < value < 1:
         raise ValueError(f"{name} must be in (0, 1), got {value!r}")
-    return float(value)
+    result = float_at_most(value)  # a Fraction just below 1e-6 (or 1) must not become it (red team)
+    if not 0 < result < 1:
+        raise ValueError(f"{name} must be in (0, 1) as a float, got {value!r}")
+    return result
 
 
 # Types callers often pass where a Graph is expected, keyed by top-level package, with the converter

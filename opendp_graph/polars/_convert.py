@@ -45,11 +45,19 @@ def _check_column(schema: Any, name: Any, role: str, where: str = "frame") -> st
     return name
 
 
+def _dtype_name(dtype: Any) -> str:
+    """A dtype as an error message may print it: an ``Enum``'s categories are ids (people), so
+    only its kind is named (red team)."""
+    import polars as pl
+
+    return "Enum" if isinstance(dtype, pl.Enum) else str(dtype)
+
+
 def _id_kind(dtype: Any) -> str | None:
     """``"integer"`` or ``"text"`` for a dtype that can hold person ids, else ``None``."""
     import polars as pl
 
-    if dtype.is_integer():
+    if dtype.is_integer() and dtype not in (pl.Int128, getattr(pl, "UInt128", pl.Int128)):  # numpy has no 128-bit ints
         return "integer"
     if dtype == pl.String or isinstance(dtype, (pl.Categorical, pl.Enum)):
         return "text"
@@ -75,17 +83,18 @@ def _check_id_columns(schema: Any, src: Any, dst: Any, where: str = "frame") -> 
             continue
         if dtype.is_float():
             raise TypeError(
-                f"the {role} column {name!r} has dtype {dtype}: person ids must be integers or strings, not floats "
+                f"the {role} column {name!r} has dtype {_dtype_name(dtype)}: person ids must be integers or strings, not floats "
                 "(NaN is not equal to itself, -0.0 equals 0.0, and 1.0 prints differently from 1); convert the "
                 "column, e.g. to pl.Int64 after checking that every value is a whole number (a cast truncates 1.5 to 1)"
             )
         raise TypeError(
-            f"the {role} column {name!r} has dtype {dtype}: person ids must be integers or strings "
-            "(an integer dtype, String, Categorical or Enum)"
+            f"the {role} column {name!r} has dtype {_dtype_name(dtype)}: person ids must be integers or strings "
+            "(an integer dtype of up to 64 bits, String, Categorical or Enum)"
         )
     if schema[src] != schema[dst]:
         raise TypeError(
-            f"the src column {src!r} has dtype {schema[src]} but the dst column {dst!r} has dtype {schema[dst]}: "
+            f"the src column {src!r} has dtype {_dtype_name(schema[src])} but the dst column {dst!r} has dtype "
+            f"{_dtype_name(schema[dst])}: "
             "a person needs one id type in both columns (as strings 1 and '1' would be one person, as values never "
             "the same); cast both columns to one dtype"
         )
