@@ -27,7 +27,9 @@ data cannot be found).
 Then, per log, **the one-call route for every unit it serves**
 (:func:`opendp_graph.text.private_language_model` on the private period's rows and the snapshot's):
 one pair (``edge_unit``), what one pair wrote with the structure public (``edge_content_unit``),
-any two pairs (``edge_group_unit(2)``), at ``c = 16``, with the unigram floor and the snapshot beside.
+any two pairs (``edge_group_unit(2)``), at ``c = 16``, and one person with everything they sent or
+received (``person_unit``, add/remove, ``D`` read off the private period: its best case, said in
+the output), with the unigram floor and the snapshot beside.
 """
 
 from __future__ import annotations
@@ -125,8 +127,14 @@ def units_table(private_rows, snapshot_rows, held, args, *, text, analyzer, alon
 
     print(f"  one call, dpg.text.private_language_model (c = 16, μ = 0.3), per unit; unigram floor {floor:.1f}, snapshot {alone:.1f}, "
           f"reference {reference:.1f}:")
+    # person level needs a public bound D on the rows a person is in: here the private period's
+    # busiest person rounded up to a power of two, READ OFF THE PRIVATE PERIOD (person level's best
+    # case; a real release takes D from a policy or an earlier period and is refused if anyone has more)
+    busiest = int(dpg.polars.rows_per_person(private_rows, "sender", "recipient")["rows"].max())
+    bound = 1 << (busiest - 1).bit_length()
     for unit in (dpg.polars.edge_unit("sender", "recipient"), dpg.polars.edge_content_unit("sender", "recipient"),
-                 dpg.polars.edge_group_unit(2, "sender", "recipient")):
+                 dpg.polars.edge_group_unit(2, "sender", "recipient"),
+                 dpg.polars.person_unit("sender", "recipient", max_messages=bound, neighbouring="add_remove")):
         cells, medians = [], []
         for epsilon in args.epsilons:
             outs = [dpg.text.private_language_model(private_rows, unit=unit, epsilon=epsilon, snapshot=snapshot_rows, text=text,
@@ -135,7 +143,9 @@ def units_table(private_rows, snapshot_rows, held, args, *, text, analyzer, alon
             medians.append(value)
             cells.append(f"ε = {epsilon:g}: {value:.1f} ({closed(value):.0%})")
         worse = any(b > a + 0.5 for a, b in zip(medians, medians[1:]))
-        print(f"    {unit.unit:<18} " + "; ".join(cells) + ("; WORSE with more ε" if worse else "; more ε never worse"))
+        name = unit.unit if not isinstance(unit, dpg.polars.PersonUnit) else (
+            f"person, D = {bound:,} rows (the busiest person is in {busiest:,}: read off the private period, best case)")
+        print(f"    {name}: " + "; ".join(cells) + ("; WORSE with more ε" if worse else "; more ε never worse"))
 
 
 def main(argv=None) -> None:

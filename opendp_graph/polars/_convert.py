@@ -47,10 +47,18 @@ def _check_column(schema: Any, name: Any, role: str, where: str = "frame") -> st
 
 def _dtype_name(dtype: Any) -> str:
     """A dtype as an error message may print it: an ``Enum``'s categories are ids (people), so
-    only its kind is named (red team)."""
+    only its kind is named, also inside a ``List``, ``Array`` or ``Struct`` (red team)."""
     import polars as pl
 
-    return "Enum" if isinstance(dtype, pl.Enum) else str(dtype)
+    if isinstance(dtype, pl.Enum):
+        return "Enum"
+    if isinstance(dtype, pl.List):
+        return f"List({_dtype_name(dtype.inner)})"
+    if isinstance(dtype, pl.Array):
+        return f"Array({_dtype_name(dtype.inner)}, shape={dtype.shape})"
+    if isinstance(dtype, pl.Struct):
+        return "Struct({" + ", ".join(f"{f.name!r}: {_dtype_name(f.dtype)}" for f in dtype.fields) + "})"
+    return str(dtype)
 
 
 def _id_kind(dtype: Any) -> str | None:

@@ -434,10 +434,10 @@ def per_message(rows: Any) -> Any:
 
 
 def _check_ids(dtype: Any, what: str) -> None:
-    from ._convert import _id_kind  # the dtypes a person id may have
+    from ._convert import _dtype_name, _id_kind  # the dtypes a person id may have
 
     if _id_kind(dtype) is None:
-        raise TypeError(f"the {what} column must hold integers or text, got {dtype}")
+        raise TypeError(f"the {what} column must hold integers or text, got {_dtype_name(dtype)}")
 
 
 def _build(table: Any, id_kind: str | None = None) -> MessageLog:

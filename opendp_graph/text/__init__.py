@@ -12,6 +12,8 @@
 * :mod:`._private_lm`: a model of the private period's own n-grams in one ``(ε, δ)`` measurement
   (:func:`make_private_language_model`: a DP set union per pair, mixed with the snapshot's model;
   :func:`private_language_model` does it from a message log and a public snapshot in one call);
+* :mod:`._private_topics`: topics of the private period's own word co-occurrences, words the
+  snapshot never saw included (:func:`make_private_topics`, the same union);
 * :mod:`._lm`: :class:`NGramModel`, interpolated Kneser–Ney from counts (pure post-processing of
   a release, robust to noisy and negative counts), scoring, sampling, and the ARPA format;
 * :mod:`._topics`: word co-occurrence per pair of people (:func:`pair_cooccurrence_graph`),
@@ -24,6 +26,7 @@ the package's queries and OpenDP's noise.
 
 from ._lm import MixtureModel, NGramModel, mixture, read_arpa, released_share
 from ._private_lm import PrivateLanguageModel, make_private_language_model, private_language_model
+from ._private_topics import PrivateTopics, make_private_topics
 from ._release import NGramRelease, make_ngram_count_release, make_person_ngram_counts, person_text_domain
 from ._topics import (
     Topics,
@@ -60,6 +63,8 @@ __all__ = [
     "make_person_ngram_counts",
     "make_private_language_model",
     "private_language_model",
+    "PrivateTopics",
+    "make_private_topics",
     "PrivateLanguageModel",
     "person_ngram_table",
     "person_text_domain",

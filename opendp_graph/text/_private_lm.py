@@ -159,28 +159,18 @@ def make_private_language_model(
     snapshot = _snapshot_counts(snapshot_counts)
     if isinstance(vocabulary, (str, bytes)) or not hasattr(vocabulary, "__iter__"):
         raise TypeError("vocabulary must be a list of words")
-    words = [w for w in vocabulary if isinstance(w, str)]
+    words = [w for w in vocabulary if isinstance(w, str) and w not in (BOS, EOS, UNK)]  # the models add those
     if not words:
         raise ValueError("vocabulary must name at least one word")
+    if not all(_model_word(w) for w in words):  # a NUL would cut OpenDP's key (red team), a space split the n-gram
+        raise ValueError("vocabulary words must be non-empty, without whitespace or NUL")
 
     if not isinstance(release_snapshot_keys, bool):
         raise TypeError("release_snapshot_keys must be True or False")
 
-    count_map = make_label_count_map(
-        input_domain, input_metric, c, output_metric=dp.l02inf_distance(dp.absolute_distance(T=dp.f64))
-    )
-    rho = zcdp_budget(epsilon, delta / 2)
-    scale, threshold = calibrate_gaussian_threshold(count_map, 1, rho, delta / 2)
     public = _snapshot_keys(snapshot, words, order) if release_snapshot_keys else frozenset()
-    # a public key's count is lifted far above the threshold, so the union releases it always
-    # (noise below -10σ has probability 1e-23): its noisy count is kept, whatever its size
-    offset = threshold + math.ceil(10 * scale) + 1
-    counts_in = count_map >> _make_offset(count_map, public, offset) if public else count_map
-    union = counts_in >> make_gaussian_threshold(count_map.output_domain, count_map.output_metric, scale, threshold)
-    approximate = dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(union), delta)
+    approximate, scale, threshold, offset = label_union(input_domain, input_metric, c, epsilon, delta, public)
     spent_epsilon, spent_delta = approximate.map(1)
-    if spent_epsilon > epsilon or spent_delta > delta:  # the conversion is OpenDP's: trust but verify
-        raise ValueError(f"the union spends ({spent_epsilon!r}, {spent_delta!r}), above the budget ({epsilon!r}, {delta!r})")
 
     snapshot_model = NGramModel.from_counts(snapshot, order=order, vocabulary=words)
 
@@ -203,6 +193,34 @@ def make_private_language_model(
         )
 
     return approximate >> dp.new_function(build, TO="ExtrinsicObject")
+
+
+def label_union(
+    input_domain: dp.Domain, input_metric: dp.Metric, c: int, epsilon: float, delta: float, public: frozenset[str] = frozenset()
+) -> tuple[dp.Measurement, float, int, int]:
+    """The DP set union of a labelled graph's labels, ``(ε, δ)`` at one unit of ``input_metric``:
+    at most ``c`` labels per edge counted once (:func:`~opendp_graph.make_label_count_map`, ℓ2),
+    the ``public`` keys lifted above the threshold (:func:`_make_offset`: released always), the
+    package's thresholded Gaussian at ``ρ = zcdp_budget(ε, δ/2)`` and threshold δ ``δ/2``, then
+    OpenDP's ``make_zCDP_to_approxDP`` and ``make_fix_delta`` at ``δ``, whose ``(ε', δ)`` is
+    checked to be within the budget. Returns ``(measurement, σ, threshold, offset)``: the output
+    maps each released label to its noisy count, the public ones still carrying ``offset``.
+    Shared by :func:`make_private_language_model` and :func:`~opendp_graph.text.make_private_topics`."""
+    count_map = make_label_count_map(
+        input_domain, input_metric, c, output_metric=dp.l02inf_distance(dp.absolute_distance(T=dp.f64))
+    )
+    rho = zcdp_budget(epsilon, delta / 2)
+    scale, threshold = calibrate_gaussian_threshold(count_map, 1, rho, delta / 2)
+    # a public key's count is lifted far above the threshold, so the union releases it always
+    # (noise below -10σ has probability 1e-23): its noisy count is kept, whatever its size
+    offset = threshold + math.ceil(10 * scale) + 1
+    counts_in = count_map >> _make_offset(count_map, public, offset) if public else count_map
+    union = counts_in >> make_gaussian_threshold(count_map.output_domain, count_map.output_metric, scale, threshold)
+    approximate = dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(union), delta)
+    spent_epsilon, spent_delta = approximate.map(1)
+    if spent_epsilon > epsilon or spent_delta > delta:  # the conversion is OpenDP's: trust but verify
+        raise ValueError(f"the union spends ({spent_epsilon!r}, {spent_delta!r}), above the budget ({epsilon!r}, {delta!r})")
+    return approximate, scale, threshold, offset
 
 
 def _snapshot_keys(snapshot: Mapping[str, float], words: list[str], order: int) -> frozenset[str]:
@@ -261,6 +279,54 @@ _LEFT_OUT = (
     "how often a pair used an n-gram (each counts once per pair)",
     "words outside the snapshot's vocabulary (folded to <unk>)",
 )
+
+
+_LEFT_OUT_PERSON = (
+    "a message's n-grams beyond max_ngrams_per_message (its unigrams first, then its bigrams, each in text order)",
+    "n-grams outside the snapshot's keys (person level releases only public keys: a union's threshold "
+    "would be D times larger)",
+    "words outside the snapshot's vocabulary (folded to <unk>)",
+)
+
+
+def _person_language_model(
+    unit: Any, metric: dp.Metric, epsilon: Any, delta: Any, snapshot: Mapping[str, float], words: list[str],
+    per_message: int, order: int, weight: Any,
+) -> dp.Measurement:
+    """The person-level model (:func:`private_language_model` with a ``person_unit``): the snapshot's
+    keys counted per message over the log (:func:`~opendp_graph.text.make_person_ngram_counts` on
+    ``person_text_domain(D)``, ℓ2 map ``D·√L``, ``√2·D·√L`` under ``replace``), OpenDP's Gaussian
+    at ``ρ = zcdp_budget(ε, δ)``, OpenDP's conversion to ``(ε, δ)`` checked, then the same cleaning
+    and mixture as the pair route. No threshold: the keys are public."""
+    from ._release import make_person_ngram_counts, person_text_domain
+
+    epsilon = positive_budget("epsilon", epsilon)
+    delta = open_probability("delta", delta)
+    weight = open_probability("weight", weight)
+    keys = sorted(_snapshot_keys(snapshot, words, order))
+    counts = make_person_ngram_counts(person_text_domain(unit.max_messages), metric, keys, per_message, output_metric=dp.l2_distance(T=dp.f64))
+    rho = zcdp_budget(epsilon, delta)
+    scale = dp.binary_search_param(lambda s: counts >> dp.m.then_gaussian(scale=s), d_in=1, d_out=rho, T=float)
+    approximate = dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(counts >> dp.m.then_gaussian(scale=scale)), delta)
+    spent_epsilon, spent_delta = approximate.map(1)
+    if spent_epsilon > epsilon or spent_delta > delta:  # the conversion is OpenDP's: trust but verify
+        raise ValueError(f"the release spends ({spent_epsilon!r}, {spent_delta!r}), above the budget ({epsilon!r}, {delta!r})")
+    snapshot_model = NGramModel.from_counts(snapshot, order=order, vocabulary=words)
+    cut = scale * threshold_multiple(len(keys), "gaussian")
+
+    def build(vector: Any) -> PrivateLanguageModel:
+        raw = {k: float(v) for k, v in zip(keys, vector)}
+        cleaned = {k: v - cut for k, v in raw.items() if v > cut}
+        fields = dict(released=raw, scale=scale, threshold=0, epsilon=spent_epsilon, delta=spent_delta, snapshot_keys=len(keys))
+        if not cleaned:
+            return PrivateLanguageModel(model=snapshot_model, private_model=None, weight=0.0, **fields)
+        # the few counts that rise above the noise are added to the snapshot's: a mixture with a
+        # model of a handful of counts did worse than the snapshot alone (12,000 and 20,000 messages
+        # of the chat text at ε = 10: 54 and 105 against 46 and 91); added, never worse there
+        added = NGramModel.from_counts(cleaned, order=order, vocabulary=words, public_counts=snapshot)
+        return PrivateLanguageModel(model=added, private_model=None, weight=0.0, **fields)
+
+    return approximate >> dp.new_function(build, TO="ExtrinsicObject")
 
 
 def _snapshot_texts(snapshot: Any, text: str) -> list[str]:
@@ -323,6 +389,7 @@ def private_language_model(
     analyzer: Any = None,
     min_count: int = 2,
     max_ngrams_per_pair: int = 16,
+    max_ngrams_per_message: int = 8,
     order: int = 2,
     weight: float = 0.3,
     release_snapshot_keys: bool = True,
@@ -335,10 +402,13 @@ def private_language_model(
         sender and recipient columns and the ``text`` column.
     :param unit: who is protected, one of the package's message-table units:
         :func:`~opendp_graph.polars.edge_unit` (one pair and all its messages: ``edge_distance``),
-        :func:`~opendp_graph.polars.edge_group_unit` (any ``k`` pairs: ``group_distance(k)``) or
+        :func:`~opendp_graph.polars.edge_group_unit` (any ``k`` pairs: ``group_distance(k)``),
         :func:`~opendp_graph.polars.edge_content_unit` (what one pair wrote, with who wrote to whom
-        public: ``edge_label_distance``). Their ``max_messages`` bound, if any, is checked on the
-        log but not needed: a pair's n-grams are counted once, whatever its number of messages.
+        public: ``edge_label_distance``) or :func:`~opendp_graph.polars.person_unit` (one person and
+        every message they sent or received; its ``max_messages=D`` is the public bound on the rows
+        a person is in, and the log needs a ``message_id`` column). A pair unit's ``max_messages``
+        bound, if any, is checked on the log but not needed: a pair's n-grams are counted once,
+        whatever its number of messages.
     :param epsilon: the whole ``ε`` for one unit.
     :param snapshot: the **public** snapshot: a list of texts (one per message) or a Polars frame
         with the ``text`` column (rows sharing a ``message_id`` are one message). Its words seen at
@@ -348,9 +418,13 @@ def private_language_model(
     :param analyzer: the tokeniser (default :func:`~opendp_graph.text.make_analyzer`'s: scikit-learn's
         tokens, the ``text`` extra); the same for the snapshot and the log.
     :param min_count: how often a snapshot word must occur to be in the vocabulary.
-    :param max_ngrams_per_pair: ``c`` (:func:`make_private_language_model`).
+    :param max_ngrams_per_pair: ``c`` (:func:`make_private_language_model`), for the pair units.
+    :param max_ngrams_per_message: ``L``, for the person unit: each message counts its first ``L``
+        distinct snapshot keys once (its unigrams first, then its bigrams, each in text order: with
+        ``L`` below a message's distinct words, its bigrams are left out).
     :param order: the model's order.
-    :param weight: the private model's public weight in the mixture with the snapshot's.
+    :param weight: the private model's public weight in the mixture with the snapshot's (pair
+        units; at person level the few counts above the noise are added to the snapshot's instead).
     :param release_snapshot_keys: as :func:`make_private_language_model` (default: the snapshot's
         keys are released without the threshold).
     :return: the :class:`PrivateLanguageModel`, with ``unit`` (what was protected), ``left_out``
@@ -367,11 +441,28 @@ def private_language_model(
     preconditions (:meth:`~opendp_graph.polars.PrivacyUnit.check`: id dtypes, no null endpoint, a
     declared bound) before any text is read; a refusal names only the broken precondition.
 
+    *Person unit.* The log becomes one row per message with its owners (sender and recipients) and
+    n-grams (:func:`person_ngram_table`), counted on the snapshot's keys per message
+    (:func:`make_person_ngram_counts` on ``person_text_domain(D)``), OpenDP's Gaussian at
+    ``ρ = zcdp_budget(ε, δ)`` and OpenDP's conversion to ``(ε, δ)``, checked. Removing the rows a
+    person ``v`` is in leaves every message without ``v`` as it was; a message with ``v`` among its
+    owners either vanishes or keeps its text and loses ``v`` from its owners, which changes no count
+    (a message counts its keys once, whoever owns it). So the counts move by at most the messages
+    ``v`` owns, at most ``D`` (``v`` is in at most ``D`` rows, and owns a message only through one
+    of its rows): the map of :func:`make_person_ngram_counts` for one person. Rewiring ``v``'s rows
+    (``neighbouring="replace"``) changes only messages that hold one of ``v``'s rows, each owned by
+    ``v`` before or after: at most ``D`` removed and ``D`` added, that map's ``replace`` case. The row
+    bound implies the table's (nobody owns more than ``D`` messages), so the table is in the domain.
+    A further precondition of the person unit, checked before any text is read: the rows of one
+    ``message_id`` (never null) share one sender and one text (one message, one header). A log
+    that breaks it is refused (the refusal says which), like one that breaks the bound.
+
     **What it leaves out** (``left_out``): messages to oneself, a pair's n-grams beyond ``c``, every
     n-gram fewer than about ``threshold`` pairs used, how often a pair used an n-gram, and words
-    outside the vocabulary. Person level and Pufferfish are other routes
-    (:func:`make_person_ngram_counts`; :func:`~opendp_graph.make_label_counts` under
-    :func:`~opendp_graph.pufferfish_distance`, the language-model tutorial) and are refused here.
+    outside the vocabulary; at person level (``left_out`` says so) n-grams outside the snapshot's
+    keys and a message's keys beyond ``L``, but messages to oneself are kept. Pufferfish is another
+    route (:func:`~opendp_graph.make_label_counts` under :func:`~opendp_graph.pufferfish_distance`,
+    the language-model tutorial), refused here.
 
     :example:
 
@@ -387,22 +478,26 @@ def private_language_model(
     dp.assert_features("contrib", "honest-but-curious")
     from ..core.domains import graph_domain
     from ..core.metrics import edge_distance, edge_label_distance, group_distance
-    from ..polars import EdgeContentUnit, EdgeGroupUnit, EdgeUnit, PrivacyUnit
-    from ._tokens import _analyzer, ngram_counts
+    from ..polars import EdgeContentUnit, EdgeGroupUnit, EdgeUnit, PersonUnit, PrivacyUnit, person_log_distance
+    from ._tokens import _analyzer, ngram_counts, person_ngram_table
 
     if not isinstance(unit, PrivacyUnit):
         raise TypeError("unit must be one of the package's units: dpg.polars.edge_unit, edge_group_unit or edge_content_unit")
+    person = isinstance(unit, PersonUnit)
     if isinstance(unit, EdgeUnit):
         metric = edge_distance()
     elif isinstance(unit, EdgeGroupUnit):
         metric = group_distance(unit.k)
     elif isinstance(unit, EdgeContentUnit):
         metric = edge_label_distance()
+    elif person:
+        metric = person_log_distance(unit.neighbouring)
     else:
         raise ValueError(
-            f"a {unit.unit} unit is not one this route protects (it releases per pair): use edge_unit, "
-            "edge_group_unit or edge_content_unit; person level is make_person_ngram_counts"
+            f"a {unit.unit} unit is not one this route protects: use edge_unit, edge_group_unit, edge_content_unit "
+            "or person_unit; Pufferfish is make_label_counts under pufferfish_distance (the language-model tutorial)"
         )
+    per_message = positive_integer("max_ngrams_per_message", max_ngrams_per_message)
     if not isinstance(text, str):
         raise TypeError("text must be a column name (str)")
     if text in (unit.src, unit.dst):
@@ -433,30 +528,44 @@ def private_language_model(
         raise ValueError(f"no snapshot word is seen {count} times: the vocabulary is empty")
     known = frozenset(words)
     snapshot_counts = ngram_counts(([w if w in known else "<unk>" for w in m if isinstance(w, str)] for m in tokens), range(1, order + 1))
-    measurement = make_private_language_model(
-        graph_domain(labeled=True), metric, epsilon, snapshot_counts=snapshot_counts, vocabulary=words,
-        max_ngrams_per_pair=max_ngrams_per_pair, order=order, delta=delta, weight=weight,
-        release_snapshot_keys=release_snapshot_keys,
-    )
+    if person:
+        measurement = _person_language_model(
+            unit, metric, epsilon, delta, snapshot_counts, words, per_message, order, weight
+        )
+    else:
+        measurement = make_private_language_model(
+            graph_domain(labeled=True), metric, epsilon, snapshot_counts=snapshot_counts, vocabulary=words,
+            max_ngrams_per_pair=max_ngrams_per_pair, order=order, delta=delta, weight=weight,
+            release_snapshot_keys=release_snapshot_keys,
+        )
 
     # private: the log, checked against the unit first (schema, then preconditions)
     import polars as pl
 
-    from ..polars._convert import _collect
+    from ..polars._convert import _collect, schema_of
 
     if not isinstance(log, (pl.DataFrame, pl.LazyFrame)):
         raise TypeError("log must be a Polars DataFrame or LazyFrame")
-    schema = log.collect_schema() if isinstance(log, pl.LazyFrame) else log.schema
+    schema = schema_of(log) if isinstance(log, pl.LazyFrame) else log.schema  # inferring it may parse the data: withheld
     if text not in schema:
         raise ValueError(f"the log has no column {text!r} (the text column)")
     if schema[text] not in (pl.String, pl.Null):
         raise TypeError(f"the log's column {text!r} must hold text (String)")
     if isinstance(log, pl.LazyFrame):
         log = _collect(log)  # an evaluation error quotes values: withheld
+    if person and "message_id" not in schema:
+        raise ValueError("person level needs the log's message_id column (a message to several people is one message)")
     unit.check(log)
-    # the columns under fixed names, so an id column called "labels" cannot meet the builder's own
-    frame = log.select(pl.col(unit.src).alias("sender"), pl.col(unit.dst).alias("recipient"), pl.col(text).cast(pl.String).alias("text"))
-    columns = replace(unit, src="sender", dst="recipient")
-    graph = unit_pair_graph(frame, columns, text="text", analyzer=_total_analyzer(tokenize), vocabulary=words, order=order)
-    released = measurement(graph)
-    return replace(released, unit=unit.unit, left_out=_LEFT_OUT, vocabulary=tuple(words))
+    # the columns under fixed names, so an id column called "labels" cannot meet the builders' own
+    keep = [pl.col(unit.src).alias("sender"), pl.col(unit.dst).alias("recipient"), pl.col(text).cast(pl.String).alias("text")]
+    if person:
+        frame = log.select(pl.col("message_id"), *keep)
+        table = person_ngram_table(frame, orders=range(1, order + 1), text="text", analyzer=_total_analyzer(tokenize), vocabulary=words)
+        released = measurement(table)
+        left_out = _LEFT_OUT_PERSON
+    else:
+        frame = log.select(*keep)
+        columns = replace(unit, src="sender", dst="recipient")
+        released = measurement(unit_pair_graph(frame, columns, text="text", analyzer=_total_analyzer(tokenize), vocabulary=words, order=order))
+        left_out = _LEFT_OUT
+    return replace(released, unit=unit.unit, left_out=left_out, vocabulary=tuple(words))

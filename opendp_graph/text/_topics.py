@@ -39,15 +39,15 @@ def cooccurrence_key(a: str, b: str) -> str:
     return f"{a}+{b}" if a <= b else f"{b}+{a}"
 
 
-def _pairs(tokens: Iterable[str], known: frozenset) -> set[str]:
-    words = sorted({w for w in tokens if w in known})
+def _pairs(tokens: Iterable[str], known: frozenset | None) -> set[str]:
+    words = sorted({w for w in tokens if (w in known if known is not None else isinstance(w, str) and w and "+" not in w)})
     return {cooccurrence_key(a, b) for i, a in enumerate(words) for b in words[i + 1 :]}
 
 
 def pair_cooccurrence_graph(
     frame: Any,
     nodes: Sequence[Any],
-    vocabulary: Iterable[str],
+    vocabulary: Iterable[str] | None,
     *,
     text: str = "subject",
     src: str = "sender",
@@ -57,9 +57,11 @@ def pair_cooccurrence_graph(
     """The communication graph with, on each edge, the set of word pairs (of the public
     ``vocabulary``) that co-occur in a message the two people exchanged: counts over it are
     **per pair of people**. Messages to oneself have no edge. Returns ``(graph, self_messages)``
-    like :func:`~opendp_graph.text.pair_ngram_graph`."""
+    like :func:`~opendp_graph.text.pair_ngram_graph`. ``vocabulary=None`` keeps every word (but
+    those holding ``+``, the key's separator): for a DP set union
+    (:func:`~opendp_graph.text.make_private_topics`), which releases only pairs many people used."""
     analyze = analyzer or make_analyzer(stop_words="english")
-    known = frozenset(vocabulary)
+    known = None if vocabulary is None else frozenset(vocabulary)
     return pair_label_graph(frame, nodes, lambda value: sorted(_pairs(analyze(value), known)), text=text, src=src, dst=dst)
 
 

@@ -1,0 +1,128 @@
+"""Topics of a private period's own word co-occurrences, in one measurement, with words the
+snapshot never saw.
+
+:func:`make_private_topics` releases, by the DP set union of :func:`~opendp_graph.text._private_lm.label_union`
+(at most ``c`` co-occurring word pairs per pair of people, the package's thresholded Gaussian,
+OpenDP's conversion to ``(ε, δ)``), the word pairs many pairs of people used, over an open
+vocabulary: a topic that emerges after the snapshot brings words the snapshot's vocabulary does
+not hold, and a release on the snapshot's keys cannot see them. The topics are scikit-learn's NMF
+of the released counts plus the public snapshot's (:func:`~opendp_graph.text.topics_from_cooccurrence`),
+over the snapshot's words and the ``new_words`` words most present in the released pairs.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import opendp.prelude as dp
+
+from ..core._checks import open_probability, positive_budget, positive_integer
+from ._private_lm import label_union
+from ._topics import Topics, topics_from_cooccurrence
+
+__all__ = ["PrivateTopics", "make_private_topics"]
+
+
+@dataclass(frozen=True)
+class PrivateTopics:
+    """What :func:`make_private_topics` releases (all of it post-processing of the union):
+    ``topics`` (:class:`~opendp_graph.text.Topics`), ``released`` (word pair → noisy count, each at
+    least ``threshold``), ``new_words`` (the released words outside the snapshot's vocabulary that
+    the topics use), the union's ``scale`` and ``threshold``, and the ``epsilon``/``delta`` spent."""
+
+    topics: Topics
+    released: Mapping[str, float]
+    new_words: tuple[str, ...]
+    scale: float
+    threshold: int
+    epsilon: float
+    delta: float
+
+
+def _word_pair(key: Any) -> tuple[str, str] | None:
+    if not isinstance(key, str):
+        return None
+    a, plus, b = key.partition("+")
+    if not plus or not a or not b or "+" in b or a >= b:
+        return None
+    return a, b
+
+
+def make_private_topics(
+    input_domain: dp.Domain,
+    input_metric: dp.Metric,
+    epsilon: float,
+    *,
+    num_topics: int,
+    snapshot_counts: Mapping[str, float],
+    vocabulary: Sequence[str],
+    max_pairs_per_edge: int = 16,
+    delta: float = 1e-6,
+    new_words: int = 100,
+) -> dp.Measurement:
+    """Topics of a private period's word co-occurrences per pair of people, ``(ε, δ)``-DP at one
+    unit of ``input_metric`` (module docstring).
+
+    :param input_domain: ``graph_domain(labeled=True)``: :func:`~opendp_graph.text.pair_cooccurrence_graph`
+        of the private period with ``vocabulary=None`` (every word).
+    :param input_metric: :func:`~opendp_graph.edge_distance` (one pair of people), or
+        :func:`~opendp_graph.group_distance`, :func:`~opendp_graph.edge_label_distance`.
+    :param epsilon: the whole ``ε``.
+    :param num_topics: how many topics.
+    :param snapshot_counts: the public snapshot's co-occurrence counts (word pair → count, keys
+        :func:`~opendp_graph.text.cooccurrence_key`), added to the released ones.
+    :param vocabulary: the snapshot's words the topics are over (public: e.g. its most frequent).
+    :param max_pairs_per_edge: ``c``, the most word pairs one pair of people contributes (the first
+        ``c`` of its set in the package's order).
+    :param delta: the whole ``δ``: half to the zCDP conversion, half to the threshold.
+    :param new_words: how many released words outside ``vocabulary`` the topics may use (those in
+        the most released pairs).
+
+    **Privacy guarantee.** That of :func:`~opendp_graph.text._private_lm.label_union` (the proof of
+    :func:`~opendp_graph.text.make_private_language_model`, without public keys): one pair of
+    people moves at most ``c`` word pairs' counts by one; the thresholded Gaussian is
+    ``(ρ, δ/2)``-approximate zCDP at ``ρ = zcdp_budget(ε, δ/2)``; OpenDP's conversion states the
+    ``(ε', δ)``, checked to be within the budget. The topics are post-processing of the released
+    counts and of public inputs.
+
+    **What it leaves out**: messages to oneself, a pair's word pairs beyond ``c``, every word pair
+    fewer than about ``threshold`` pairs of people used, and how often a pair used one.
+
+    >>> import opendp.prelude as dp, opendp_graph as dpg
+    >>> dp.enable_features("contrib", "honest-but-curious")
+    >>> meas = dpg.text.make_private_topics(dpg.graph_domain(labeled=True), dpg.edge_distance(), 1.0, num_topics=1,
+    ...     snapshot_counts={"gas+price": 3.0}, vocabulary=["gas", "price"])
+    >>> meas.map(1)[0] <= 1.0
+    True
+    """
+    dp.assert_features("contrib", "honest-but-curious")
+    epsilon = positive_budget("epsilon", epsilon)
+    delta = open_probability("delta", delta)
+    c = positive_integer("max_pairs_per_edge", max_pairs_per_edge)
+    topics_wanted = positive_integer("num_topics", num_topics)
+    extra = new_words if isinstance(new_words, int) and not isinstance(new_words, bool) and new_words >= 0 else None
+    if extra is None:
+        raise ValueError(f"new_words must be a non-negative integer, got {new_words!r}")
+    if isinstance(vocabulary, (str, bytes)) or not hasattr(vocabulary, "__iter__"):
+        raise TypeError("vocabulary must be a list of words")
+    words = list(dict.fromkeys(w for w in vocabulary if isinstance(w, str) and w and "+" not in w))
+    if len(words) < topics_wanted:
+        raise ValueError("vocabulary must hold at least num_topics words")
+    if not isinstance(snapshot_counts, Mapping):
+        raise TypeError("snapshot_counts must be a mapping of word pair → count")
+    snapshot = {str(k): float(v) for k, v in snapshot_counts.items() if _word_pair(k)}
+    approximate, scale, threshold, _ = label_union(input_domain, input_metric, c, epsilon, delta)
+    spent_epsilon, spent_delta = approximate.map(1)
+    known = set(words)
+
+    def build(released: Mapping[str, Any]) -> PrivateTopics:
+        counts = {k: float(v) for k, v in released.items() if _word_pair(k)}
+        outside = Counter(w for k in counts for w in _word_pair(k) if w not in known)  # type: ignore[union-attr]
+        fresh = tuple(w for w, _ in sorted(outside.items(), key=lambda item: (-item[1], item[0]))[:extra])
+        topics = topics_from_cooccurrence(counts, words + list(fresh), topics_wanted, threshold=0.0, public_counts=snapshot)
+        return PrivateTopics(topics, counts, fresh, scale, threshold, spent_epsilon, spent_delta)
+
+    return approximate >> dp.new_function(build, TO="ExtrinsicObject")

@@ -1,0 +1,104 @@
+"""Topics of the private period's own word co-occurrences (opendp_graph.text._private_topics): the
+map is the union's at the boundary, the open-vocabulary graph moves the released counts within it
+for every pair of random logs, a topic the snapshot never saw is learned, and the refusals."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import opendp.prelude as dp
+import polars as pl
+import pytest
+
+import opendp_graph as dpg
+from opendp_graph.text import pair_cooccurrence_graph
+from opendp_graph.text._private_lm import label_union
+from opendp_graph.transformations.labels import label_count_map, make_label_count_map
+
+dp.enable_features("contrib", "honest-but-curious")
+
+SPACE = dpg.graph_domain(labeled=True), dpg.edge_distance()
+SNAPSHOT = {"gas+price": 5.0, "gas+pipeline": 4.0, "pipeline+price": 3.0, "golf+lunch": 5.0, "lunch+party": 4.0}
+WORDS = ["gas", "price", "pipeline", "golf", "lunch", "party"]
+
+
+def test_the_map_is_the_unions_and_within_the_budget():
+    meas = dpg.text.make_private_topics(*SPACE, 1.0, num_topics=2, snapshot_counts=SNAPSHOT, vocabulary=WORDS, delta=1e-7)
+    union, _, _, _ = label_union(*SPACE, 16, 1.0, 1e-7)
+    assert meas.map(1) == union.map(1)
+    eps, delta = meas.map(1)
+    assert eps <= 1.0 and delta <= 1e-7
+
+
+def test_removing_a_pair_moves_the_open_vocabulary_counts_within_the_map():
+    """Every pair of 40 random logs (words drawn from a dozen, some never in any vocabulary): the
+    log without that pair's rows moves the co-occurrence counts by at most (c, √c, 1), reached."""
+    rng = random.Random(3)
+    c = 3
+    bound = make_label_count_map(*SPACE, c, output_metric=dp.l02inf_distance(dp.absolute_distance(T=dp.f64))).map(1)
+    words = [f"w{i}" for i in range(12)]
+    reached = 0
+    for _ in range(40):
+        rows = []
+        for m in range(6):
+            sender = rng.randrange(4)
+            text = " ".join(rng.choice(words) for _ in range(rng.randint(0, 5)))
+            rows += [(m, sender, r, text) for r in rng.sample(range(4), rng.randint(1, 3))]
+        log = pl.DataFrame(rows, schema=["message_id", "sender", "recipient", "subject"], orient="row")
+
+        def counts(frame):
+            return label_count_map(pair_cooccurrence_graph(frame, list(range(4)), None, analyzer=str.split)[0], c)
+
+        base = counts(log)
+        for a in range(4):
+            for b in range(a + 1, 4):
+                pair = ((pl.col("sender") == a) & (pl.col("recipient") == b)) | ((pl.col("sender") == b) & (pl.col("recipient") == a))
+                other = counts(log.filter(~pair))
+                diff = np.array([base.get(k, 0) - other.get(k, 0) for k in set(base) | set(other)], dtype=float)
+                diff = diff[diff != 0]
+                assert len(diff) <= bound[0] and np.sqrt((diff**2).sum()) <= bound[1] + 1e-9 and np.abs(diff).max(initial=0) <= bound[2]
+                reached = max(reached, len(diff))
+    assert reached == c
+
+
+def test_a_topic_the_snapshot_never_saw_is_learned():
+    """Forty pairs of people write about a topic whose words are in no vocabulary: at a large ε its
+    word pairs clear the threshold, its words join the topics, and one topic is made of them."""
+    new = ["solar", "panel", "roof", "install"]
+    rows = [(i, 2 * i, 2 * i + 1, " ".join(new)) for i in range(40)] + [(100 + i, 200 + i, 300 + i, "gas price pipeline") for i in range(40)]
+    log = pl.DataFrame(rows, schema=["message_id", "sender", "recipient", "subject"], orient="row")
+    people = sorted(set(log["sender"]) | set(log["recipient"]))
+    graph = pair_cooccurrence_graph(log, people, None, analyzer=str.split)[0]
+    out = dpg.text.make_private_topics(*SPACE, 10.0, num_topics=2, snapshot_counts=SNAPSHOT, vocabulary=WORDS)(graph)
+    assert set(new) <= set(out.new_words)
+    assert any(set(t[:4]) == set(new) for t in out.topics.top(4))
+    assert all(v >= out.threshold for v in out.released.values())
+    nothing = dpg.text.make_private_topics(*SPACE, 10.0, num_topics=2, snapshot_counts=SNAPSHOT, vocabulary=WORDS)(
+        pair_cooccurrence_graph(log.head(3), people, None, analyzer=str.split)[0])
+    assert nothing.released == {} and nothing.new_words == ()
+
+
+def test_malformed_released_keys_are_left_out():
+    graph = dpg.Graph.from_edges(list(range(30)), list(range(30, 60)), num_nodes=60, labels=[["a+b+c", "+x", "gas+price", "price+gas"]] * 30)
+    out = dpg.text.make_private_topics(*SPACE, 1e4, num_topics=1, snapshot_counts=SNAPSHOT, vocabulary=WORDS, delta=0.1)(graph)
+    assert set(out.released) == {"gas+price"}
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        (dict(num_topics=0), ValueError, "num_topics"),
+        (dict(num_topics=7), ValueError, "at least num_topics"),
+        (dict(new_words=-1), ValueError, "new_words"),
+        (dict(new_words=True), ValueError, "new_words"),
+        (dict(snapshot_counts=[("gas+price", 1)]), TypeError, "snapshot_counts"),
+        (dict(vocabulary="gas price"), TypeError, "vocabulary"),
+        (dict(max_pairs_per_edge=0), ValueError, "max_pairs_per_edge"),
+        (dict(delta=0.0), ValueError, "delta"),
+    ],
+)
+def test_bad_arguments_are_refused_when_built(kwargs, error, match):
+    arguments = dict(num_topics=2, snapshot_counts=SNAPSHOT, vocabulary=WORDS) | kwargs
+    with pytest.raises(error, match=match):
+        dpg.text.make_private_topics(*SPACE, 1.0, **arguments)
