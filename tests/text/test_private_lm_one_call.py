@@ -317,13 +317,13 @@ def person_counts(log: pl.DataFrame, bound: int, keys: list[str], per_message: i
 
 
 def test_removing_a_persons_rows_moves_the_person_counts_within_the_map():
-    """Every person of 200 random logs (messages to one to three people, oneself included): the
+    """Every person of 80 random logs (messages to one to three people, oneself included): the
     log without the rows they are in moves the per-message counts by at most D·√L in ℓ2 (the map
     at one person, D the most rows anyone is in), and D·√L is reached."""
     keys = sorted(dpg.text.ngram_counts([t.split() for t in SNAPSHOT], (1, 2)).keys() | {"<unk>", "up"})
     rng = random.Random(11)
     reached = 0.0
-    for _ in range(200):
+    for _ in range(80):
         log = random_log(rng)
         bound = int(dpg.polars.rows_per_person(log, "sender", "recipient")["rows"].max())
         base, counts = person_counts(log, bound, keys, 2)
