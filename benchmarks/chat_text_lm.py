@@ -29,7 +29,8 @@ Then, per log, **the one-call route for every unit it serves**
 one pair (``edge_unit``), what one pair wrote with the structure public (``edge_content_unit``),
 any two pairs (``edge_group_unit(2)``), at ``c = 16``, and one person with everything they sent or
 received (``person_unit``, add/remove, ``D`` read off the private period: its best case, said in
-the output), with the unigram floor and the snapshot beside.
+the output), with the unigram floor and the snapshot beside; and Pufferfish under the public
+Binomial model by :mod:`benchmarks.language_model`'s route (not a one-call unit).
 """
 
 from __future__ import annotations
@@ -148,6 +149,39 @@ def units_table(private_rows, snapshot_rows, held, args, *, text, analyzer, alon
         print(f"    {name}: " + "; ".join(cells) + ("; WORSE with more ε" if worse else "; more ε never worse"))
 
 
+def pufferfish_row(public_graph, private_graph, snapshot_counts, vocabulary, held, args, *, alone, reference):
+    """The Pufferfish notion beside the units (not a one-call unit: it protects one secret "pair
+    ``i`` used n-gram ``a``" under a correlation model, not a pair or a person): the public Binomial
+    model (:meth:`BinomialModel.from_public`: the snapshot's p0, p1 and the private structure), the
+    snapshot's keys as one vector (:func:`opendp_graph.text.make_ngram_count_release`, ``joint=True``,
+    OpenDP's Gaussian at ``ρ = zcdp_budget(ε, 10⁻⁶)``: Rényi Pufferfish, ``(ε, 10⁻⁶)`` for that
+    model's attackers), mixed with the snapshot's model at the released share."""
+    import opendp_graph as dpg
+    from opendp_graph import text as T
+    from opendp_graph.pufferfish import BinomialModel
+    from opendp_graph.text._private_lm import _snapshot_keys
+
+    binomial = BinomialModel.from_public(public_graph, private_graph)
+    keys = sorted(_snapshot_keys(snapshot_counts, list(vocabulary), 2))
+    by_order = {1: [k for k in keys if " " not in k], 2: [k for k in keys if " " in k]}
+    snapshot_model = T.NGramModel.from_counts(snapshot_counts, order=2, vocabulary=vocabulary)
+    cells, medians = [], []
+    for epsilon in args.epsilons:
+        release = T.make_ngram_count_release((dpg.graph_domain(labeled=True), dpg.pufferfish_distance(binomial)), by_order,
+                                             max_ngrams_per_edge=1, joint=True, rho=dpg.zcdp_budget(epsilon, DELTA))
+        values = []
+        for _ in range(args.runs):
+            out = release(private_graph)
+            share = T.released_share(out, snapshot_counts)
+            values.append(T.mixture([snapshot_model, T.NGramModel.from_release(out, vocabulary=vocabulary)], [1 - share, share]).perplexity(held))
+        value = float(np.median(values))
+        medians.append(value)
+        cells.append(f"ε = {epsilon:g}: {value:.1f} ({(alone - value) / (alone - reference):.0%})")
+    worse = any(b > a + 0.5 for a, b in zip(medians, medians[1:]))
+    print(f"    Pufferfish, public Binomial (W∞ = {binomial.W:g}; the route of benchmarks.language_model): " + "; ".join(cells)
+          + ("; WORSE with more ε" if worse else "; more ε never worse"))
+
+
 def main(argv=None) -> None:
     import opendp.prelude as dp
 
@@ -182,6 +216,10 @@ def main(argv=None) -> None:
                 alone=dpg.text.NGramModel.from_counts(snapshot_counts, order=2, vocabulary=vocabulary).perplexity(test),
                 reference=reference.perplexity(test),
                 floor=dpg.text.NGramModel.from_counts(chat_model, order=1, vocabulary=vocabulary).perplexity(test))
+    public_graph, _ = pair_ngram_graph(snapshot, people, text="text", analyzer=lambda s: s.split(" "), vocabulary=vocabulary)
+    pufferfish_row(public_graph, graph, snapshot_counts, vocabulary, test, args,
+                   alone=dpg.text.NGramModel.from_counts(snapshot_counts, order=2, vocabulary=vocabulary).perplexity(test),
+                   reference=reference.perplexity(test))
 
     from benchmarks import language_model as lm
 
@@ -203,6 +241,9 @@ def main(argv=None) -> None:
                 alone=dpg.text.NGramModel.from_counts(d["snapshot"], order=2, vocabulary=d["words"]).perplexity(held),
                 reference=dpg.text.NGramModel.from_counts(counts, order=2, vocabulary=d["words"]).perplexity(held),
                 floor=dpg.text.NGramModel.from_counts(counts, order=1, vocabulary=d["words"]).perplexity(held))
+    pufferfish_row(d["graphs"]["public"], d["graphs"]["private"], d["snapshot"], d["words"], held, args,
+                   alone=dpg.text.NGramModel.from_counts(d["snapshot"], order=2, vocabulary=d["words"]).perplexity(held),
+                   reference=dpg.text.NGramModel.from_counts(counts, order=2, vocabulary=d["words"]).perplexity(held))
 
 
 if __name__ == "__main__":
