@@ -22,6 +22,12 @@ text's size (0.6–0.8) did worse than 0.3–0.5 on the synthetic chat text, and
 on the snapshot's last weeks chose the snapshot (0.1) under drift. 0.3 was chosen on the
 synthetic chat text at 12,000 and 20,000 messages, not on the logs ``benchmarks/chat_text_lm.py``
 reports.
+
+:func:`private_language_model` is the one-call route from a message log (Polars) and a public
+snapshot, for the package's units: one pair, a pair's content, ``k`` pairs (this union) and one
+person (the snapshot's keys counted per message, :func:`~opendp_graph.text.make_person_ngram_counts`,
+OpenDP's Gaussian; the few counts above the noise added to the snapshot's). :func:`label_union` is
+the union itself, shared with :func:`~opendp_graph.text.make_private_topics`.
 """
 
 from __future__ import annotations
