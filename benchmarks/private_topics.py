@@ -96,7 +96,9 @@ def main(argv=None) -> None:
 
     log = dpg.datasets.synthetic_chat_text(args.messages)
     snapshot, private, _ = CT.split(log)
-    function_words = {"the", "a", "to", "and", "is", "of", "i", "you"}  # the generator's, public
+    from opendp_graph.datasets.chat_text import _FUNCTION_WORDS
+
+    function_words = set(_FUNCTION_WORDS)  # the generator's, public
 
     def chat_words(value):
         return [w for w in (value or "").split(" ") if w and w not in function_words]

@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import opendp.prelude as dp
 
@@ -175,8 +175,8 @@ def make_private_language_model(
         raise TypeError("release_snapshot_keys must be True or False")
 
     public = _snapshot_keys(snapshot, words, order) if release_snapshot_keys else frozenset()
-    approximate, scale, threshold, offset = label_union(input_domain, input_metric, c, epsilon, delta, public)
-    spent_epsilon, spent_delta = approximate.map(1)
+    union = label_union(input_domain, input_metric, c, epsilon, delta, public)
+    scale, threshold, offset = union.scale, union.threshold, union.offset
 
     snapshot_model = NGramModel.from_counts(snapshot, order=order, vocabulary=words)
 
@@ -190,7 +190,7 @@ def make_private_language_model(
         raw = {str(g): float(v) for g, v in released.items() if isinstance(g, str) and g.split() and " ".join(g.split()) == g}
         raw = {g: v - offset if g in public else v for g, v in raw.items()}
         counts = {g: (v - cut if g in public else v) for g, v in raw.items() if g not in public or v > cut}
-        fields = dict(released=raw, scale=scale, threshold=threshold, epsilon=spent_epsilon, delta=spent_delta, snapshot_keys=len(public))
+        fields = dict(released=raw, scale=scale, threshold=threshold, epsilon=union.epsilon, delta=union.delta, snapshot_keys=len(public))
         if not any(" " not in g for g in counts):  # nothing (or no unigram) survived: the snapshot alone
             return PrivateLanguageModel(model=snapshot_model, private_model=None, weight=0.0, **fields)
         private = NGramModel.from_counts(counts, order=order, vocabulary=words)
@@ -198,19 +198,42 @@ def make_private_language_model(
             model=mixture([private, snapshot_model], [weight, 1.0 - weight]), private_model=private, weight=weight, **fields
         )
 
-    return approximate >> dp.new_function(build, TO="ExtrinsicObject")
+    return union.measurement >> dp.new_function(build, TO="ExtrinsicObject")
+
+
+def _to_approximate_dp(zcdp: dp.Measurement, epsilon: float, delta: float) -> tuple[dp.Measurement, float, float]:
+    """OpenDP's ``make_zCDP_to_approxDP`` then ``make_fix_delta`` at ``δ`` on a (approximate-)zCDP
+    measurement, with the ``(ε', δ)`` it states at one unit, checked to be within ``(ε, δ)``: the
+    conversion is OpenDP's, trust but verify. Returns ``(measurement, ε', δ)``."""
+    approximate = dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(zcdp), delta)
+    spent_epsilon, spent_delta = approximate.map(1)
+    if spent_epsilon > epsilon or spent_delta > delta:
+        raise ValueError(f"the release spends ({spent_epsilon!r}, {spent_delta!r}), above the budget ({epsilon!r}, {delta!r})")
+    return approximate, spent_epsilon, spent_delta
+
+
+class LabelUnion(NamedTuple):
+    """What :func:`label_union` builds: the measurement, the union's ``scale`` (σ) and
+    ``threshold``, the public keys' ``offset``, and the ``(epsilon, delta)`` it spends at one unit."""
+
+    measurement: dp.Measurement
+    scale: float
+    threshold: int
+    offset: int
+    epsilon: float
+    delta: float
 
 
 def label_union(
     input_domain: dp.Domain, input_metric: dp.Metric, c: int, epsilon: float, delta: float, public: frozenset[str] = frozenset()
-) -> tuple[dp.Measurement, float, int, int]:
+) -> LabelUnion:
     """The DP set union of a labelled graph's labels, ``(ε, δ)`` at one unit of ``input_metric``:
     at most ``c`` labels per edge counted once (:func:`~opendp_graph.make_label_count_map`, ℓ2),
     the ``public`` keys lifted above the threshold (:func:`_make_offset`: released always), the
     package's thresholded Gaussian at ``ρ = zcdp_budget(ε, δ/2)`` and threshold δ ``δ/2``, then
     OpenDP's ``make_zCDP_to_approxDP`` and ``make_fix_delta`` at ``δ``, whose ``(ε', δ)`` is
-    checked to be within the budget. Returns ``(measurement, σ, threshold, offset)``: the output
-    maps each released label to its noisy count, the public ones still carrying ``offset``.
+    checked to be within the budget. Returns a :class:`LabelUnion`: the measurement's output maps
+    each released label to its noisy count, the public ones still carrying ``offset``.
     Shared by :func:`make_private_language_model` and :func:`~opendp_graph.text.make_private_topics`."""
     count_map = make_label_count_map(
         input_domain, input_metric, c, output_metric=dp.l02inf_distance(dp.absolute_distance(T=dp.f64))
@@ -222,11 +245,8 @@ def label_union(
     offset = threshold + math.ceil(10 * scale) + 1
     counts_in = count_map >> _make_offset(count_map, public, offset) if public else count_map
     union = counts_in >> make_gaussian_threshold(count_map.output_domain, count_map.output_metric, scale, threshold)
-    approximate = dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(union), delta)
-    spent_epsilon, spent_delta = approximate.map(1)
-    if spent_epsilon > epsilon or spent_delta > delta:  # the conversion is OpenDP's: trust but verify
-        raise ValueError(f"the union spends ({spent_epsilon!r}, {spent_delta!r}), above the budget ({epsilon!r}, {delta!r})")
-    return approximate, scale, threshold, offset
+    approximate, spent_epsilon, spent_delta = _to_approximate_dp(union, epsilon, delta)
+    return LabelUnion(approximate, scale, threshold, offset, spent_epsilon, spent_delta)
 
 
 def _snapshot_keys(snapshot: Mapping[str, float], words: list[str], order: int) -> frozenset[str]:
@@ -302,8 +322,9 @@ def _person_language_model(
     """The person-level model (:func:`private_language_model` with a ``person_unit``): the snapshot's
     keys counted per message over the log (:func:`~opendp_graph.text.make_person_ngram_counts` on
     ``person_text_domain(D)``, ℓ2 map ``D·√L``, ``√2·D·√L`` under ``replace``), OpenDP's Gaussian
-    at ``ρ = zcdp_budget(ε, δ)``, OpenDP's conversion to ``(ε, δ)`` checked, then the same cleaning
-    and mixture as the pair route. No threshold: the keys are public."""
+    at ``ρ = zcdp_budget(ε, δ)``, OpenDP's conversion to ``(ε, δ)`` checked, then the pair route's
+    cleaning, the cleaned counts *added* to the snapshot's (no mixture: ``weight`` is only checked).
+    No threshold: the keys are public."""
     from ._release import make_person_ngram_counts, person_text_domain
 
     epsilon = positive_budget("epsilon", epsilon)
@@ -313,10 +334,7 @@ def _person_language_model(
     counts = make_person_ngram_counts(person_text_domain(unit.max_messages), metric, keys, per_message, output_metric=dp.l2_distance(T=dp.f64))
     rho = zcdp_budget(epsilon, delta)
     scale = dp.binary_search_param(lambda s: counts >> dp.m.then_gaussian(scale=s), d_in=1, d_out=rho, T=float)
-    approximate = dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(counts >> dp.m.then_gaussian(scale=scale)), delta)
-    spent_epsilon, spent_delta = approximate.map(1)
-    if spent_epsilon > epsilon or spent_delta > delta:  # the conversion is OpenDP's: trust but verify
-        raise ValueError(f"the release spends ({spent_epsilon!r}, {spent_delta!r}), above the budget ({epsilon!r}, {delta!r})")
+    approximate, spent_epsilon, spent_delta = _to_approximate_dp(counts >> dp.m.then_gaussian(scale=scale), epsilon, delta)
     snapshot_model = NGramModel.from_counts(snapshot, order=order, vocabulary=words)
     cut = scale * threshold_multiple(len(keys), "gaussian")
 
@@ -383,7 +401,7 @@ def _total_analyzer(analyzer: Any) -> Any:
 def _model_word(word: str) -> bool:
     """A vocabulary word a model can hold: no whitespace (n-grams are words joined by spaces), no
     NUL (OpenDP cuts its string keys there), not one of the boundary or unknown tokens."""
-    return bool(word) and not any(ch.isspace() or ch == "\x00" for ch in word) and word not in ("<s>", "</s>", "<unk>")
+    return bool(word) and not any(ch.isspace() or ch == "\x00" for ch in word) and word not in (BOS, EOS, UNK)
 
 
 def private_language_model(
@@ -490,7 +508,7 @@ def private_language_model(
     from ._tokens import _analyzer, ngram_counts, person_ngram_table
 
     if not isinstance(unit, PrivacyUnit):
-        raise TypeError("unit must be one of the package's units: dpg.polars.edge_unit, edge_group_unit or edge_content_unit")
+        raise TypeError("unit must be one of the package's units: dpg.polars.edge_unit, edge_group_unit, edge_content_unit or person_unit")
     person = isinstance(unit, PersonUnit)
     if isinstance(unit, EdgeUnit):
         metric = edge_distance()

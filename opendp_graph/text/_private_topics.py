@@ -114,15 +114,15 @@ def make_private_topics(
     if not isinstance(snapshot_counts, Mapping):
         raise TypeError("snapshot_counts must be a mapping of word pair → count")
     snapshot = {str(k): float(v) for k, v in snapshot_counts.items() if _word_pair(k)}
-    approximate, scale, threshold, _ = label_union(input_domain, input_metric, c, epsilon, delta)
-    spent_epsilon, spent_delta = approximate.map(1)
+    union = label_union(input_domain, input_metric, c, epsilon, delta)
     known = set(words)
 
     def build(released: Mapping[str, Any]) -> PrivateTopics:
-        counts = {k: float(v) for k, v in released.items() if _word_pair(k)}
-        outside = Counter(w for k in counts for w in _word_pair(k) if w not in known)  # type: ignore[union-attr]
+        pairs = {k: pair for k in released if (pair := _word_pair(k))}
+        counts = {k: float(released[k]) for k in pairs}
+        outside = Counter(w for pair in pairs.values() for w in pair if w not in known)
         fresh = tuple(w for w, _ in sorted(outside.items(), key=lambda item: (-item[1], item[0]))[:extra])
         topics = topics_from_cooccurrence(counts, words + list(fresh), topics_wanted, threshold=0.0, public_counts=snapshot)
-        return PrivateTopics(topics, counts, fresh, scale, threshold, spent_epsilon, spent_delta)
+        return PrivateTopics(topics, counts, fresh, union.scale, union.threshold, union.epsilon, union.delta)
 
-    return approximate >> dp.new_function(build, TO="ExtrinsicObject")
+    return union.measurement >> dp.new_function(build, TO="ExtrinsicObject")

@@ -25,8 +25,8 @@ WORDS = ["gas", "price", "pipeline", "golf", "lunch", "party"]
 
 def test_the_map_is_the_unions_and_within_the_budget():
     meas = dpg.text.make_private_topics(*SPACE, 1.0, num_topics=2, snapshot_counts=SNAPSHOT, vocabulary=WORDS, delta=1e-7)
-    union, _, _, _ = label_union(*SPACE, 16, 1.0, 1e-7)
-    assert meas.map(1) == union.map(1)
+    union = label_union(*SPACE, 16, 1.0, 1e-7)
+    assert meas.map(1) == union.measurement.map(1) == (union.epsilon, union.delta)
     eps, delta = meas.map(1)
     assert eps <= 1.0 and delta <= 1e-7
 
