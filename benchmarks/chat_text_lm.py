@@ -15,7 +15,7 @@ The DP route (edge level, one pair's messages): the graph of who wrote to whom w
 edge, the set of the pair's unigrams and bigrams (:func:`opendp_graph.text.pair_ngram_graph`;
 messages to oneself have no pair and are left out), at most ``c`` of them per pair
 (:func:`opendp_graph.then_label_count_map` in ℓ2), released by the package's thresholded Gaussian
-(OpenDP's, δ corrected: :func:`opendp_graph.then_gaussian_threshold`) at ``(ε, 10⁻⁶)``: ρ from
+(OpenDP's, δ corrected: :func:`opendp_graph.then_corrected_gaussian_threshold`) at ``(ε, 10⁻⁶)``: ρ from
 :func:`opendp_graph.zcdp_budget` at half the δ, the threshold's δ the other half, the whole checked
 by OpenDP's own conversion (``make_zCDP_to_approxDP``, ``make_fix_delta``). The private period's
 own n-grams are released, not the snapshot's keys: the model is Kneser–Ney on the released counts,
@@ -90,6 +90,15 @@ def report(name, graph, snapshot_counts, vocabulary, held, args, *, reference_co
         ceiling = {w: mixture([exact, snapshot_model], [w, 1 - w]).perplexity(held) for w in (0.3, 0.5, 0.7)}
         print(f"  per pair, c = {c}, exact counts (no noise; this route's ceiling) mixed with the snapshot: "
               + ", ".join(f"μ = {w:g}: {v:.1f} ({closed(v):.0%})" for w, v in ceiling.items()))
+        # what any release that cleans small counts can see: the exact counts of the n-grams at
+        # least k pairs used (the union's cleaning level is about 10 at ε = 10 and 50 at ε = 1, c = 16)
+        exact_counts = {g: float(v) for g, v in label_count_map(graph, c).items()}
+        visible = {
+            k: mixture([model({g: v for g, v in exact_counts.items() if v >= k}), snapshot_model], [0.3, 0.7]).perplexity(held)
+            for k in (3, 5, 10)
+        }
+        print(f"    the same, only the n-grams at least k pairs used (what a release that cleans below k can see), μ = 0.3: "
+              + ", ".join(f"k = {k}: {v:.1f} ({closed(v):.0%})" for k, v in visible.items()))
         for epsilon in args.epsilons:
             meas = dpg.text.make_private_language_model(
                 *space, epsilon, snapshot_counts=snapshot_counts, vocabulary=vocabulary, max_ngrams_per_pair=c, delta=DELTA

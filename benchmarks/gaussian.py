@@ -95,7 +95,7 @@ def _laplace_four(dp, dpg, graphs, C):
     for n in (1, 2, 3):
         count_map = space >> dpg.then_label_count_map(C)
         scale, threshold = dpg.calibrate_laplace_threshold(count_map, 1, eps, delta)
-        unions[n] = count_map >> dpg.then_laplace_threshold(scale=scale, threshold=threshold)
+        unions[n] = count_map >> dpg.then_corrected_laplace_threshold(scale=scale, threshold=threshold)
     probe = [f"_{i}" for i in range(C)]  # a vocabulary of ≥ c words: the largest L1 any released one gives
     counts_l1 = space >> dpg.then_label_counts(C, probe)
     count_scale = dp.binary_search_param(lambda s: counts_l1 >> dp.m.then_laplace(scale=s), d_in=1, d_out=eps)
@@ -119,7 +119,7 @@ def _gaussian_four(dp, dpg, graphs, C):
 
     def build(rho_each):
         scale, threshold = dpg.calibrate_gaussian_threshold(count_map, 1, rho_each, threshold_delta)
-        union = count_map >> dpg.then_gaussian_threshold(scale=scale, threshold=threshold)
+        union = count_map >> dpg.then_corrected_gaussian_threshold(scale=scale, threshold=threshold)
         count_scale = dp.binary_search_param(lambda s: counts_l2 >> dp.m.then_gaussian(scale=s), d_in=1, d_out=rho_each)
         whole = dp.c.make_composition([union, dp.c.make_approximate(counts_l2 >> dp.m.then_gaussian(scale=count_scale)), union, union])
         return union, count_scale, dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(whole), DELTA)

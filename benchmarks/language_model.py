@@ -343,7 +343,7 @@ def set_union(d, args, all_keys, weight, perplexity, restrict):
     count_map = (dpg.graph_domain(labeled=True), dpg.edge_distance()) >> dpg.then_label_count_map(args.c)
     for eps in args.epsilons:
         scale, threshold = dpg.calibrate_laplace_threshold(count_map, 1, eps, DELTA)
-        release = count_map >> dpg.then_laplace_threshold(scale, threshold)
+        release = count_map >> dpg.then_corrected_laplace_threshold(scale, threshold)
         eps_used, delta_used = release.map(1)
         assert eps_used <= eps and delta_used <= DELTA
         released_new, values = [], []

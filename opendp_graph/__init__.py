@@ -68,13 +68,13 @@ from .measurements import (
     histogram_from_cumulative,
     make_candidate_top_k,
     make_histogram_from_cumulative,
-    make_gaussian_threshold,
-    make_laplace_threshold,
+    make_corrected_gaussian_threshold,
+    make_corrected_laplace_threshold,
     make_private_degree_distribution,
     register_with_context,
     summarize,
-    then_gaussian_threshold,
-    then_laplace_threshold,
+    then_corrected_gaussian_threshold,
+    then_corrected_laplace_threshold,
     zcdp_budget,
 )
 from .measurements.accuracy import accuracy
@@ -108,8 +108,8 @@ __all__ = [
     "make_label_counts", "then_label_counts", "make_label_count_map", "then_label_count_map",
     "make_degree_projection", "then_degree_projection",
     # measurements
-    "make_laplace_threshold", "then_laplace_threshold", "calibrate_laplace_threshold", "make_candidate_top_k",
-    "make_gaussian_threshold", "then_gaussian_threshold", "calibrate_gaussian_threshold",
+    "make_corrected_laplace_threshold", "then_corrected_laplace_threshold", "calibrate_laplace_threshold", "make_candidate_top_k",
+    "make_corrected_gaussian_threshold", "then_corrected_gaussian_threshold", "calibrate_gaussian_threshold",
     "make_private_degree_distribution", "DegreeDistributionRelease", "degree_distribution_noise",
     "fit_degree_histogram", "histogram_from_cumulative", "make_histogram_from_cumulative",
     "accuracy", "Accuracy", "ChoiceAccuracy", "summarize", "context", "register_with_context", "zcdp_budget",

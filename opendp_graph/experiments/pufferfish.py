@@ -12,13 +12,13 @@
   with ``λ = d_out/ε`` (``d_out = t.map(1)``): yield (noisy counts > 0) and RMSE over trials,
   for edge-level, node-level, Binomial, Global, Conditional, a DP-fitted Binomial and group
   privacy (trivial Markov quilt).
-* **Table 3** — DP set union: ``then_label_count_map(c) >> dpg.then_laplace_threshold`` (OpenDP's
+* **Table 3** — DP set union: ``then_label_count_map(c) >> dpg.then_corrected_laplace_threshold`` (OpenDP's
   mechanism with δ corrected, :mod:`opendp_graph.measurements`) with
   scale and threshold searched so that ``(ε, δ = 1e-6)`` holds: the number of released n-grams.
 
 Trials re-run only the noise stage: the chain's function is ``noise(query(G))``, so the exact
 query is computed once and each trial applies the same OpenDP measurement
-(``dp.m.make_laplace`` / ``make_laplace_threshold`` with the chain's scale and threshold) to it.
+(``dp.m.make_laplace`` / ``make_corrected_laplace_threshold`` with the chain's scale and threshold) to it.
 
 **Our figures** (run of 2026-11-23, full vocabulary of 42,390 n-grams, ``c = 1000`` — applied
 at edge and node level only: under a Pufferfish metric the queries apply no cap, see
@@ -137,7 +137,7 @@ def _noise_trials(task: tuple) -> tuple[list[float], list[float]]:
         return yields, rmses
     import opendp_graph as dpg
 
-    noise = dpg.make_laplace_threshold(
+    noise = dpg.make_corrected_laplace_threshold(
         dp.map_domain(dp.atom_domain(T=dp.String), dp.atom_domain(T=dp.i64)),
         dp.l01inf_distance(dp.absolute_distance(T=dp.i64)),
         scale=scale,
@@ -253,7 +253,7 @@ def run(
                 s_star, th = dpg.calibrate_laplace_threshold(tmap, 1, eps, delta)
             except ValueError:
                 raise CalibrationError(f"no noise scale and threshold give (ε, δ) = ({eps:g}, {delta:g}) for the {name} set union") from None
-            mthr = tmap >> dpg.then_laplace_threshold(scale=s_star, threshold=th)
+            mthr = tmap >> dpg.then_corrected_laplace_threshold(scale=s_star, threshold=th)
             e_spent, d_spent = mthr.map(1)
             table3.append(
                 {

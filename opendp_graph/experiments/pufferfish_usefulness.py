@@ -10,7 +10,7 @@ the group baseline (the paper's ``2·Dmax − 1`` and the tight largest neighbou
   whose privacy map is then ``(ε, δ)``);
 * the RMSE of the released counts against the truth over ``trials`` releases, and how many counts
   stand clear of the noise (true count above twice the 95 % half-width);
-* the set union (``then_label_count_map >> then_laplace_threshold``) calibrated to ``(ε, δ)`` in all
+* the set union (``then_label_count_map >> then_corrected_laplace_threshold``) calibrated to ``(ε, δ)`` in all
   by :func:`~opendp_graph.calibrate_laplace_threshold` (for ``W_δ`` rows the coupling takes
   ``δ/2`` and the threshold the other half): its threshold and the number of properties released.
 
@@ -29,7 +29,7 @@ import numpy as np
 import opendp.prelude as dp
 
 from .. import graph_domain, pufferfish_distance, then_label_count_map, then_label_counts
-from ..measurements.threshold import calibrate_laplace_threshold, make_laplace_threshold
+from ..measurements.threshold import calibrate_laplace_threshold, make_corrected_laplace_threshold
 from ..pufferfish import EdgeLevelModel, MarkovQuiltModel, fit_all, make_pufferfish_approximate
 from ..transformations.labels import label_count_map, label_counts
 
@@ -71,7 +71,7 @@ def _union_row(graph, model, relaxed: bool, epsilon: float, delta: float, c: int
     coupling = delta / 2 if relaxed else 0.0
     count_map = (graph_domain(labeled=True), pufferfish_distance(model, delta=coupling)) >> then_label_count_map(c, vocab)
     scale, threshold = calibrate_laplace_threshold(count_map, 1, epsilon, delta - coupling)
-    release = make_laplace_threshold(count_map.output_domain, count_map.output_metric, scale=scale, threshold=threshold)
+    release = make_corrected_laplace_threshold(count_map.output_domain, count_map.output_metric, scale=scale, threshold=threshold)
     released = [len(release(true_map)) for _ in range(trials)]
     return {"threshold": threshold, "released": float(np.mean(released))}
 

@@ -57,7 +57,7 @@ import opendp.prelude as dp
 from .. import edge_distance, graph_domain, pufferfish_distance
 from ..datasets import load_enron
 from ..core.graph import Graph
-from ..measurements.threshold import calibrate_laplace_threshold, make_laplace_threshold
+from ..measurements.threshold import calibrate_laplace_threshold, make_corrected_laplace_threshold
 from ..pufferfish import BinomialModel, GlobalModel
 from ..transformations.labels import label_count_map, label_counts, then_label_count_map, then_label_counts
 from ._command import ArgumentParser, output_folder, positive_float, positive_int, print_written, summary
@@ -81,7 +81,7 @@ def _edge_union(g: Graph, c: int, vocab, epsilon: float, delta: float):
     map, the exact count map it applies to, and its scale and threshold."""
     count_map = (graph_domain(labeled=True), edge_distance()) >> then_label_count_map(c, vocab)
     scale, threshold = calibrate_laplace_threshold(count_map, 1, epsilon, delta)
-    union = make_laplace_threshold(count_map.output_domain, count_map.output_metric, scale=scale, threshold=threshold)
+    union = make_corrected_laplace_threshold(count_map.output_domain, count_map.output_metric, scale=scale, threshold=threshold)
     return union, label_count_map(g, c, vocab), scale, threshold
 
 

@@ -1,6 +1,6 @@
 """Measurements: releases of the stable queries with OpenDP's noise, and what to expect of them.
 
-* :mod:`.threshold`: :func:`make_laplace_threshold` and :func:`make_gaussian_threshold`,
+* :mod:`.threshold`: :func:`make_corrected_laplace_threshold` and :func:`make_corrected_gaussian_threshold`,
   OpenDP's thresholded Laplace and Gaussian with a correct δ, and their calibrations;
 * :mod:`.top_k`: :func:`make_candidate_top_k`, the most frequent properties among public
   candidates;
@@ -31,10 +31,10 @@ from .degree_distribution import (
 from .threshold import (
     calibrate_gaussian_threshold,
     calibrate_laplace_threshold,
-    make_gaussian_threshold,
-    make_laplace_threshold,
-    then_gaussian_threshold,
-    then_laplace_threshold,
+    make_corrected_gaussian_threshold,
+    make_corrected_laplace_threshold,
+    then_corrected_gaussian_threshold,
+    then_corrected_laplace_threshold,
 )
 from .top_k import make_candidate_top_k
 
@@ -53,9 +53,9 @@ __all__ = [
     "make_private_degree_distribution",
     "calibrate_laplace_threshold",
     "calibrate_gaussian_threshold",
-    "make_gaussian_threshold",
-    "then_gaussian_threshold",
-    "make_laplace_threshold",
-    "then_laplace_threshold",
+    "make_corrected_gaussian_threshold",
+    "then_corrected_gaussian_threshold",
+    "make_corrected_laplace_threshold",
+    "then_corrected_laplace_threshold",
     "make_candidate_top_k",
 ]

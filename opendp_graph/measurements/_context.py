@@ -236,7 +236,7 @@ def _gaussian_metric_refusal(query: _GraphQuery, metric: Any) -> str:
     if kind in ("L01InfDistance", "L02InfDistance"):
         return (
             f".gaussian() adds noise to a vector or a number; this query is a count map ({metric}), whose keys are "
-            "private: release it with a thresholded mechanism (dpg.then_gaussian_threshold after "
+            "private: release it with a thresholded mechanism (dpg.then_corrected_gaussian_threshold after "
             "output_metric=dp.l02inf_distance(dp.absolute_distance(T=dp.f64)), through ctx(measurement))"
         )
     return f".gaussian() needs an ℓ2 output metric (OpenDP's Gaussian is calibrated to an ℓ2 sensitivity); this query gives {metric}"
@@ -256,15 +256,15 @@ def _refuse_mismatch(query: _GraphQuery, name: str) -> None:
     if name == "noise_threshold":
         raise ValueError(
             ".noise_threshold() is OpenDP 0.16's, whose privacy map under-reports δ on integer counts; build the "
-            "release with dpg.then_laplace_threshold or dpg.then_gaussian_threshold (calibrated by "
+            "release with dpg.then_corrected_laplace_threshold or dpg.then_corrected_gaussian_threshold (calibrated by "
             "dpg.calibrate_laplace_threshold / dpg.calibrate_gaussian_threshold) and spend it with ctx(measurement)"
         )
     if name in ("laplace_threshold", "gaussian_threshold"):
-        # OpenDP 0.16's maps of these under-report δ on integer counts (dpg.make_laplace_threshold,
-        # dpg.make_gaussian_threshold); the corrected ones cannot take OpenDP's names in the Context
+        # OpenDP 0.16's maps of these under-report δ on integer counts (dpg.make_corrected_laplace_threshold,
+        # dpg.make_corrected_gaussian_threshold); the corrected ones cannot take OpenDP's names in the Context
         raise ValueError(
             f".{name}() is OpenDP 0.16's, whose privacy map under-reports δ on integer counts; build the release "
-            f"with dpg.then_{name}(scale, threshold) (calibrated by dpg.calibrate_{name}) and spend it with "
+            f"with dpg.then_corrected_{name}(scale, threshold) (calibrated by dpg.calibrate_{name}) and spend it with "
             "ctx(measurement)"
         )
     measure = str(query._output_measure.type)

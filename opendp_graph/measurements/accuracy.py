@@ -19,8 +19,8 @@ public parameters only.
 Supported releases: OpenDP's ``make_laplace`` (continuous Laplace on float data, discrete
 Laplace on integer data), ``make_geometric`` (discrete Laplace), ``make_gaussian`` (continuous
 or discrete Gaussian) on a scalar or a vector, and ``make_laplace_threshold`` and
-``make_gaussian_threshold`` on a count map (also through :func:`~opendp_graph.make_laplace_threshold`
-and :func:`~opendp_graph.make_gaussian_threshold`), at the end of a chain
+``make_gaussian_threshold`` on a count map (also through :func:`~opendp_graph.make_corrected_laplace_threshold`
+and :func:`~opendp_graph.make_corrected_gaussian_threshold`), at the end of a chain
 (``make_chain_mt``), behind a conversion of the privacy measure (``make_approximate``,
 ``make_pureDP_to_zCDP``, ``make_zCDP_to_approxDP``, ``make_fix_delta``,
 ``make_fixed_approxDP_to_approxDP``: they change the accounting, not the release) or wrapped by
@@ -81,8 +81,8 @@ _COMPOSITIONS = {
 }
 _SUPPORTED = (
     "supported: OpenDP's make_laplace, make_geometric and make_gaussian on a scalar or a vector, and "
-    "make_laplace_threshold and make_gaussian_threshold on a count map (also dpg.make_laplace_threshold, "
-    "dpg.make_gaussian_threshold), make_noisy_top_k and make_noisy_max on a vector of known length, alone, at the end "
+    "make_laplace_threshold and make_gaussian_threshold on a count map (also dpg.make_corrected_laplace_threshold, "
+    "dpg.make_corrected_gaussian_threshold), make_noisy_top_k and make_noisy_max on a vector of known length, alone, at the end "
     "of a chain "
     "(make_chain_mt), behind a privacy-measure conversion (make_approximate, make_pureDP_to_zCDP, "
     "make_zCDP_to_approxDP, make_fix_delta) or wrapped by dpg.pufferfish.make_pufferfish_approximate"
@@ -312,7 +312,7 @@ class Accuracy:
     def release_probability(self, true_count: float) -> float:
         """The exact probability that a key of true count ``true_count`` is released: that its
         noisy count is **at least** the threshold, as OpenDP's ``make_laplace_threshold`` and
-        ``make_gaussian_threshold`` keep keys (see :func:`~opendp_graph.make_laplace_threshold`).
+        ``make_gaussian_threshold`` keep keys (see :func:`~opendp_graph.make_corrected_laplace_threshold`).
         For the Gaussian twin the same rule holds with OpenDP's discrete Gaussian (summed
         exactly) on integer counts, a normal tail on float counts.
 
@@ -331,7 +331,7 @@ class Accuracy:
 
         >>> import opendp.prelude as dp, opendp_graph as dpg
         >>> space = dpg.graph_domain(labeled=True), dpg.edge_distance()
-        >>> union = space >> dpg.then_label_count_map(1) >> dpg.then_laplace_threshold(scale=1.0, threshold=10)
+        >>> union = space >> dpg.then_label_count_map(1) >> dpg.then_corrected_laplace_threshold(scale=1.0, threshold=10)
         >>> acc = dpg.accuracy(union)
         >>> round(acc.release_probability(10), 4)  # at the threshold: Pr[Z ≥ 0] = 1 / (1 + e^{−1})
         0.7311
@@ -359,7 +359,7 @@ class Accuracy:
 
         >>> import opendp.prelude as dp, opendp_graph as dpg
         >>> space = dpg.graph_domain(labeled=True), dpg.edge_distance()
-        >>> union = space >> dpg.then_label_count_map(1) >> dpg.then_laplace_threshold(scale=1.0, threshold=10)
+        >>> union = space >> dpg.then_label_count_map(1) >> dpg.then_corrected_laplace_threshold(scale=1.0, threshold=10)
         >>> acc = dpg.accuracy(union)
         >>> acc.count_for_release_probability(0.5), acc.count_for_release_probability(0.95)
         (10, 12)
@@ -429,7 +429,7 @@ def _noise_record(measurement: Any) -> tuple[str, dict, list[str]]:
         elif name in _MEASURE_CONVERSIONS:
             node = kwargs["measurement"]
         elif name == "make_user_measurement" and isinstance(kwargs.get("function"), dp.Measurement):
-            node = kwargs["function"]  # e.g. dpg.make_laplace_threshold: it releases this measurement
+            node = kwargs["function"]  # e.g. dpg.make_corrected_laplace_threshold: it releases this measurement
         elif name in _NOISE_CONSTRUCTORS or name in _SELECTIONS:
             return name, kwargs, path
         else:
@@ -661,7 +661,7 @@ def accuracy(measurement: dp.Measurement, alpha: float = 0.05) -> Accuracy | Cho
     The noise is found in OpenDP's record of how the measurement was built
     (``measurement.__opendp_dict__``, as ``dp.serialize`` reads it): through ``make_chain_mt``
     (its ``measurement1``), measure conversions, ``make_user_measurement`` whose ``function``
-    is an OpenDP measurement (``dpg.make_laplace_threshold``) and
+    is an OpenDP measurement (``dpg.make_corrected_laplace_threshold``) and
     ``dpg.pufferfish.make_pufferfish_approximate``, to ``make_laplace`` / ``make_geometric`` /
     ``make_gaussian`` (``scale``) or ``make_laplace_threshold`` (``scale``, ``threshold``).
     The element type of the noise's ``input_domain`` tells the law: integer → discrete Laplace

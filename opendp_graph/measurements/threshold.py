@@ -1,7 +1,14 @@
-"""Measurements that wrap OpenDP's own, where OpenDP 0.16 needs a correction.
+"""OpenDP's thresholded Laplace and Gaussian with the δ corrected for integer counts.
 
-All noise still comes from OpenDP: these wrappers call an OpenDP measurement for the release
-and only change what is *claimed* about it.
+All noise still comes from OpenDP: these wrappers call OpenDP's ``make_laplace_threshold`` and
+``make_gaussian_threshold`` for the release and change only what is *claimed* about it. They
+carry names of their own (``make_corrected_*``) because their privacy maps differ from OpenDP's
+constructors of the same mechanism: the same name with another guarantee would be a trust
+problem. OpenDP 0.16 keeps a key whose noisy count is *at least* the threshold but accounts for
+the probability that it *exceeds* it, so its δ misses the mass at the threshold itself (upstream:
+opendp/opendp#2922). ``docs/threshold_correction.md`` has the reproduction, the exact δ, the proof
+and the one-line fix in OpenDP's Rust; when OpenDP ships it, these become OpenDP's own maps at
+``threshold − 1``, and conservative by one unit of threshold.
 """
 
 from __future__ import annotations
@@ -15,11 +22,11 @@ from ..core._checks import OPENDP_INTEGER_TYPES, float_at_most
 from ..transformations import then
 
 __all__ = [
-    "make_laplace_threshold",
-    "then_laplace_threshold",
+    "make_corrected_laplace_threshold",
+    "then_corrected_laplace_threshold",
     "calibrate_laplace_threshold",
-    "make_gaussian_threshold",
-    "then_gaussian_threshold",
+    "make_corrected_gaussian_threshold",
+    "then_corrected_gaussian_threshold",
     "calibrate_gaussian_threshold",
 ]
 
@@ -65,7 +72,7 @@ def _one_lower(make, input_domain, input_metric, scale, threshold, k) -> dp.Meas
     )
 
 
-def make_laplace_threshold(
+def make_corrected_laplace_threshold(
     input_domain: dp.Domain, input_metric: dp.Metric, scale: float, threshold: int, k: int | None = None
 ) -> dp.Measurement:
     """OpenDP's ``make_laplace_threshold`` on integer counts, with a correct δ.
@@ -96,7 +103,7 @@ def make_laplace_threshold(
     >>> import opendp.prelude as dp, opendp_graph as dpg
     >>> dp.enable_features("contrib", "honest-but-curious")
     >>> space = dpg.graph_domain(labeled=True), dpg.edge_distance()
-    >>> union = space >> dpg.then_label_count_map(1) >> dpg.then_laplace_threshold(scale=1.0, threshold=10)
+    >>> union = space >> dpg.then_label_count_map(1) >> dpg.then_corrected_laplace_threshold(scale=1.0, threshold=10)
     >>> eps, delta = union.map(1)
     >>> naive = space >> dpg.then_label_count_map(1) >> dp.m.then_laplace_threshold(scale=1.0, threshold=10)
     >>> round(delta / naive.map(1)[1], 4)  # e^{1/scale}
@@ -105,11 +112,11 @@ def make_laplace_threshold(
     return _one_lower(dp.m.make_laplace_threshold, input_domain, input_metric, scale, threshold, k)
 
 
-then_laplace_threshold = then(make_laplace_threshold)
+then_corrected_laplace_threshold = then(make_corrected_laplace_threshold)
 
 
 def calibrate_laplace_threshold(count_map: dp.Transformation, d_in, epsilon: float, delta: float) -> tuple[float, int]:
-    """The ``(scale, threshold)`` at which ``count_map >> then_laplace_threshold(scale, threshold)``
+    """The ``(scale, threshold)`` at which ``count_map >> then_corrected_laplace_threshold(scale, threshold)``
     spends at most ``(epsilon, delta)`` for input distance ``d_in``: the smallest such scale, then
     the smallest threshold at that scale.
 
@@ -135,18 +142,18 @@ def calibrate_laplace_threshold(count_map: dp.Transformation, d_in, epsilon: flo
     >>> scale, threshold = dpg.measurements.calibrate_laplace_threshold(count_map, 1, 1.0, 1e-6)
     >>> scale, threshold
     (1.0, 15)
-    >>> eps, delta = (count_map >> dpg.then_laplace_threshold(scale, threshold)).map(1)
+    >>> eps, delta = (count_map >> dpg.then_corrected_laplace_threshold(scale, threshold)).map(1)
     >>> eps <= 1.0 and delta <= 1e-6
     True
     """
-    return _calibrate(then_laplace_threshold, "Laplace", "epsilon", count_map, d_in, epsilon, delta)
+    return _calibrate(then_corrected_laplace_threshold, "Laplace", "epsilon", count_map, d_in, epsilon, delta)
 
 
-def make_gaussian_threshold(
+def make_corrected_gaussian_threshold(
     input_domain: dp.Domain, input_metric: dp.Metric, scale: float, threshold: int, k: int | None = None
 ) -> dp.Measurement:
     """OpenDP's ``make_gaussian_threshold`` on integer counts, with a correct δ: the Gaussian
-    twin of :func:`make_laplace_threshold` (DP set union with zCDP accounting).
+    twin of :func:`make_corrected_laplace_threshold` (DP set union with zCDP accounting).
 
     The release is exactly ``dp.m.make_gaussian_threshold(..., threshold=threshold)``: each key's
     count gets OpenDP's discrete Gaussian noise ``Z`` (``Pr[Z = z] ∝ exp(−z²/2σ²)``, ``σ =
@@ -180,7 +187,7 @@ def make_gaussian_threshold(
     >>> dp.enable_features("contrib", "honest-but-curious")
     >>> space = dpg.graph_domain(labeled=True), dpg.edge_distance()
     >>> l2 = dp.l02inf_distance(dp.absolute_distance(T=dp.f64))
-    >>> union = space >> dpg.then_label_count_map(50, output_metric=l2) >> dpg.then_gaussian_threshold(scale=30.0, threshold=250)
+    >>> union = space >> dpg.then_label_count_map(50, output_metric=l2) >> dpg.then_corrected_gaussian_threshold(scale=30.0, threshold=250)
     >>> rho, delta = union.map(1)  # one edge: ℓ2 = √50
     >>> round(rho, 4), delta < 1e-6
     (0.0278, True)
@@ -188,11 +195,11 @@ def make_gaussian_threshold(
     return _one_lower(dp.m.make_gaussian_threshold, input_domain, input_metric, scale, threshold, k)
 
 
-then_gaussian_threshold = then(make_gaussian_threshold)
+then_corrected_gaussian_threshold = then(make_corrected_gaussian_threshold)
 
 
 def calibrate_gaussian_threshold(count_map: dp.Transformation, d_in, rho: float, delta: float) -> tuple[float, int]:
-    """The ``(scale, threshold)`` at which ``count_map >> then_gaussian_threshold(scale, threshold)``
+    """The ``(scale, threshold)`` at which ``count_map >> then_corrected_gaussian_threshold(scale, threshold)``
     spends at most ``(rho, delta)`` (OpenDP's ``approximate(zero_concentrated_divergence)``) for
     input distance ``d_in``: the smallest such scale, then the smallest threshold at that scale,
     each found with OpenDP's ``dp.binary_search`` on one component of the map (as
@@ -217,7 +224,7 @@ def calibrate_gaussian_threshold(count_map: dp.Transformation, d_in, rho: float,
     >>> round(scale, 2), threshold
     (22.36, 125)
     """
-    return _calibrate(then_gaussian_threshold, "Gaussian", "rho", count_map, d_in, rho, delta)
+    return _calibrate(then_corrected_gaussian_threshold, "Gaussian", "rho", count_map, d_in, rho, delta)
 
 
 def _calibrate(then_threshold, noise: str, budget_name: str, count_map, d_in, budget, delta) -> tuple[float, int]:

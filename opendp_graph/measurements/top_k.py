@@ -18,7 +18,7 @@ from numbers import Integral
 import opendp.prelude as dp
 
 from ..core._checks import positive_integer
-from .threshold import then_gaussian_threshold, then_laplace_threshold
+from .threshold import then_corrected_gaussian_threshold, then_corrected_laplace_threshold
 from ..core.metrics import metric_descriptor
 from ..transformations.labels import then_label_count_map, then_label_counts
 
@@ -56,9 +56,9 @@ def make_candidate_top_k(
     **The release** (OpenDP's ``dp.c.make_adaptive_composition`` of two OpenDP measurements on
     the graph, queried in turn by a post-processing function that sees only their outputs):
 
-    1. *candidates*: ``label_count_map(c) >> then_laplace_threshold(candidate_scale,
+    1. *candidates*: ``label_count_map(c) >> then_corrected_laplace_threshold(candidate_scale,
        candidate_threshold)``, the DP set union (the properties whose noisy count clears the
-       threshold; :func:`~opendp_graph.make_laplace_threshold`, δ corrected);
+       threshold; :func:`~opendp_graph.make_corrected_laplace_threshold`, δ corrected);
     2. *top k*: ``label_counts(c, candidates, output_metric=L∞) >>
        dp.m.then_noisy_top_k(k', top_k_scale)`` with ``k' = min(k, #candidates)``, OpenDP's
        report-noisy-max, on the candidates sorted by name (no private order). Where one unit of
@@ -102,7 +102,7 @@ def make_candidate_top_k(
     :param noise: ``"laplace"`` (default: the release above, ``(ε, δ)``) or ``"gaussian"``: the
         zCDP twin, stated as ``(ρ, δ)`` under ``approximate(zero_concentrated_divergence)``.
         Stage 1 is then ``label_count_map(c, output_metric=l02inf_distance) >>``
-        :func:`~opendp_graph.then_gaussian_threshold` (``(ρ₁, δ₁)``, δ corrected) and stage 2
+        :func:`~opendp_graph.then_corrected_gaussian_threshold` (``(ρ₁, δ₁)``, δ corrected) and stage 2
         OpenDP's noisy top-k with ``zero_concentrated_divergence()`` (``ρ₂ = k·(Δ∞/scale)²/8``
         monotonic, four times that otherwise: OpenDP's map); OpenDP's adaptive compositor adds
         ``ρ₁ + ρ₂`` and ``δ₁``, and ``dp.c.make_zCDP_to_approxDP`` turns the whole into ``(ε,
@@ -137,13 +137,13 @@ def make_candidate_top_k(
     if noise not in ("laplace", "gaussian"):
         raise ValueError(f'noise must be "laplace" or "gaussian", got {noise!r}')
     if noise == "laplace":
-        candidates = (input_domain, input_metric) >> then_label_count_map(c) >> then_laplace_threshold(
+        candidates = (input_domain, input_metric) >> then_label_count_map(c) >> then_corrected_laplace_threshold(
             scale=candidate_scale, threshold=candidate_threshold
         )
         stage_2_measure, measure = dp.max_divergence(), dp.approximate(dp.max_divergence())
     else:
         l02inf = dp.l02inf_distance(dp.absolute_distance(T=dp.f64))
-        candidates = (input_domain, input_metric) >> then_label_count_map(c, output_metric=l02inf) >> then_gaussian_threshold(
+        candidates = (input_domain, input_metric) >> then_label_count_map(c, output_metric=l02inf) >> then_corrected_gaussian_threshold(
             scale=candidate_scale, threshold=candidate_threshold
         )
         stage_2_measure = dp.zero_concentrated_divergence()

@@ -350,7 +350,7 @@ def pufferfish_distance(model: CorrelationModel, *, delta: float = 0.0) -> dp.Me
     Θ, the meaning of ``d_in`` and composition).
 
     ``space >> dpg.then_label_counts(c, vocabulary) >> dp.m.then_laplace(scale)`` is then the
-    Wasserstein mechanism (Song et al. Theorem 3.2) and ``>> dpg.then_laplace_threshold(...)``
+    Wasserstein mechanism (Song et al. Theorem 3.2) and ``>> dpg.then_corrected_laplace_threshold(...)``
     the correlation-aware set union; ``meas.map(1)`` is the ε for one secret pair.
 
     ``delta > 0`` gives the (ε, δ) relaxation (module docstring, *The (ε, δ) relaxation*): the

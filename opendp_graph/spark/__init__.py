@@ -15,7 +15,7 @@ noise and does the accounting there. So a release reads::
     graph = dpg.spark.graph_from_spark(edges_df, src="sender", dst="recipient",
                                        labels_df=words_df, label="word")
     meas = (dpg.spark.graph_domain(labeled=True), dpg.edge_distance()) \\
-        >> dpg.then_label_count_map(3) >> dpg.then_laplace_threshold(...)
+        >> dpg.then_label_count_map(3) >> dpg.then_corrected_laplace_threshold(...)
     release = meas(graph)
 
 **What is the same.** A :class:`SparkGraph` is simple exactly as

@@ -41,7 +41,7 @@ import opendp.prelude as dp
 
 from ..core._checks import open_probability, positive_budget, positive_integer
 from ..measurements._context import zcdp_budget
-from ..measurements.threshold import calibrate_gaussian_threshold, make_gaussian_threshold
+from ..measurements.threshold import calibrate_gaussian_threshold, make_corrected_gaussian_threshold
 from ..transformations.labels import make_label_count_map
 from ._lm import MixtureModel, NGramModel, mixture, threshold_multiple
 from ._tokens import BOS, EOS, UNK
@@ -128,7 +128,7 @@ def make_private_language_model(
     the snapshot's keys (``release_snapshot_keys``) keeps every difference between neighbours and
     puts those keys on both sides, so the distances are unchanged (a 1-stable identity map);
     the threshold's δ in OpenDP's map is a function of these distances alone, an upper bound
-    whichever keys change. :func:`~opendp_graph.make_gaussian_threshold` on them is ``(ρ, δ/2)``-approximate-zCDP with ``ρ = zcdp_budget(ε, δ/2)`` (OpenDP's map at the
+    whichever keys change. :func:`~opendp_graph.make_corrected_gaussian_threshold` on them is ``(ρ, δ/2)``-approximate-zCDP with ``ρ = zcdp_budget(ε, δ/2)`` (OpenDP's map at the
     threshold minus one: the package's correction, with its proof), and OpenDP's
     ``make_zCDP_to_approxDP`` then ``make_fix_delta`` at ``δ`` states the ``(ε', δ)`` it is, checked
     here to be at most ``(ε, δ)``. The model is post-processing of the released counts and of public
@@ -244,7 +244,7 @@ def label_union(
     # (noise below -10σ has probability 1e-23): its noisy count is kept, whatever its size
     offset = threshold + math.ceil(10 * scale) + 1
     counts_in = count_map >> _make_offset(count_map, public, offset) if public else count_map
-    union = counts_in >> make_gaussian_threshold(count_map.output_domain, count_map.output_metric, scale, threshold)
+    union = counts_in >> make_corrected_gaussian_threshold(count_map.output_domain, count_map.output_metric, scale, threshold)
     approximate, spent_epsilon, spent_delta = _to_approximate_dp(union, epsilon, delta)
     return LabelUnion(approximate, scale, threshold, offset, spent_epsilon, spent_delta)
 

@@ -502,7 +502,7 @@ def make_label_count_map(
     output_metric: dp.Metric | None = None,
 ) -> dp.Transformation:
     """The same counts as a ``{property: count}`` map (``l01inf_distance``), keeping only
-    contributed properties, so that ``>> dpg.then_laplace_threshold(...)`` (OpenDP's thresholded
+    contributed properties, so that ``>> dpg.then_corrected_laplace_threshold(...)`` (OpenDP's thresholded
     Laplace with δ corrected, see :mod:`opendp_graph.measurements`) releases an unknown
     set of properties (DP set union, Gopi et al. 2020). With ``vocabulary=None`` every property
     may appear: the *keys* are then private, which the threshold mechanism accounts for. (Under
@@ -510,7 +510,7 @@ def make_label_count_map(
     lexicographic order, and a given vocabulary must lie inside it.)
 
     ``output_metric=dp.l02inf_distance(dp.absolute_distance(T=dp.f64))`` bounds ``(ℓ0, ℓ2, ℓ∞)``
-    instead, for the Gaussian twin ``>> dpg.then_gaussian_threshold(...)`` (*ℓ2 bounds* below).
+    instead, for the Gaussian twin ``>> dpg.then_corrected_gaussian_threshold(...)`` (*ℓ2 bounds* below).
     """
     domain = graph_domain_descriptor(input_domain)
     c = positive_integer("max_labels_per_edge", max_labels_per_edge)

@@ -132,7 +132,7 @@ class TestExactHalfWidths:
 
 class TestExactReleaseProbability:
     def thresholded(self, scale=1.0, threshold=3):
-        return dpg.accuracy(dpg.make_laplace_threshold(MAP_DOMAIN, MAP_METRIC, scale=scale, threshold=threshold))
+        return dpg.accuracy(dpg.make_corrected_laplace_threshold(MAP_DOMAIN, MAP_METRIC, scale=scale, threshold=threshold))
 
     def test_hand_computed(self):
         acc = self.thresholded(1.0, 3)
@@ -146,9 +146,9 @@ class TestExactReleaseProbability:
 
     @pytest.mark.parametrize("threshold, linf", [(3, 1), (6, 1), (9, 2), (4, 3)])
     def test_matches_the_corrected_delta(self, threshold, linf):
-        """``dpg.make_laplace_threshold``'s δ is the release probability of a key present on one
+        """``dpg.make_corrected_laplace_threshold``'s δ is the release probability of a key present on one
         side only, with count ℓ∞: the same number by another route (OpenDP's accountant)."""
-        meas = dpg.make_laplace_threshold(MAP_DOMAIN, MAP_METRIC, scale=2.0, threshold=threshold)
+        meas = dpg.make_corrected_laplace_threshold(MAP_DOMAIN, MAP_METRIC, scale=2.0, threshold=threshold)
         _, delta = meas.map((1, linf, linf))
         assert dpg.accuracy(meas).release_probability(linf) == pytest.approx(delta, rel=1e-6)
 
@@ -257,10 +257,10 @@ def test_interval_covers_the_truth_on_the_karate_club(noise_draws):
 
 @pytest.fixture(scope="module")
 def threshold_runs():
-    """2,000 releases of ``dpg.make_laplace_threshold`` (OpenDP's measurement inside) at scale
+    """2,000 releases of ``dpg.make_corrected_laplace_threshold`` (OpenDP's measurement inside) at scale
     1.5 and threshold 6, of a map with 5 keys at each count of ``TestThresholdBySimulation.COUNTS``."""
     cls = TestThresholdBySimulation
-    meas = dpg.make_laplace_threshold(MAP_DOMAIN, MAP_METRIC, scale=cls.SCALE, threshold=cls.THRESHOLD)
+    meas = dpg.make_corrected_laplace_threshold(MAP_DOMAIN, MAP_METRIC, scale=cls.SCALE, threshold=cls.THRESHOLD)
     data = {f"{x}/{j}": x for x in cls.COUNTS for j in range(cls.COPIES)}
     return meas, data, [meas(data) for _ in range(cls.RUNS)]
 
@@ -329,7 +329,7 @@ class TestWhatIsRead:
 
     def test_thresholded_opendp_and_dpg_read_the_same(self):
         count_map = (dpg.graph_domain(labeled=True), dpg.edge_distance()) >> dpg.then_label_count_map(1)
-        ours = dpg.accuracy(count_map >> dpg.then_laplace_threshold(scale=1.0, threshold=10))
+        ours = dpg.accuracy(count_map >> dpg.then_corrected_laplace_threshold(scale=1.0, threshold=10))
         opendp = dpg.accuracy(count_map >> dp.m.then_laplace_threshold(scale=1.0, threshold=10))
         assert ours == opendp
         assert (ours.noise, ours.scale, ours.threshold, ours.half_width, ours.mechanism) == (
@@ -372,7 +372,7 @@ class TestWhatIsRead:
     def test_summarize_shapes(self):
         count_map = (dpg.graph_domain(labeled=True), dpg.edge_distance()) >> dpg.then_label_count_map(1)
         hist = EDGE_SPACE >> dpg.then_degree_histogram(max_degree=20) >> dp.m.then_laplace(scale=4.0)
-        thresholded = count_map >> dpg.then_laplace_threshold(scale=1.0, threshold=10)
+        thresholded = count_map >> dpg.then_corrected_laplace_threshold(scale=1.0, threshold=10)
         table = dpg.summarize([hist, thresholded], alpha=0.01)
         assert table.columns == ["release", "noise", "scale", "accuracy", "threshold", "not_included"]
         assert table.rows() == [
@@ -465,7 +465,7 @@ class TestRefusals:
             plain.release_probability(3)
         with pytest.raises(ValueError, match="thresholded releases"):
             plain.count_for_release_probability(0.5)
-        acc = dpg.accuracy(dpg.make_laplace_threshold(MAP_DOMAIN, MAP_METRIC, scale=1.0, threshold=3))
+        acc = dpg.accuracy(dpg.make_corrected_laplace_threshold(MAP_DOMAIN, MAP_METRIC, scale=1.0, threshold=3))
         with pytest.raises(ValueError, match="true_count must not be NaN"):
             acc.release_probability(float("nan"))
         for bad in ("3", True, None):

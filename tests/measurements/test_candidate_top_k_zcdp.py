@@ -18,7 +18,7 @@ def _top(**kwargs):
 
 def test_map_is_the_sum_of_the_stages_maps():
     top = _top()
-    stage_1 = SPACE >> dpg.then_label_count_map(2, output_metric=L02INF) >> dpg.then_gaussian_threshold(scale=2.0, threshold=20)
+    stage_1 = SPACE >> dpg.then_label_count_map(2, output_metric=L02INF) >> dpg.then_corrected_gaussian_threshold(scale=2.0, threshold=20)
     stage_2 = SPACE >> dpg.then_label_counts(2, ["_0", "_1"], output_metric=dp.linf_distance(T=dp.i64, monotonic=True)) \
         >> dp.m.then_noisy_top_k(dp.zero_concentrated_divergence(), k=2, scale=4.0)
     rho_1, delta_1 = stage_1.map(1)

@@ -293,11 +293,11 @@ def test_opendps_thresholded_mechanisms_are_refused_with_the_corrected_route(nam
     and names the corrected measurement, which ctx(measurement) spends."""
     g = dpg.Graph.from_edges([0, 1, 2], [1, 2, 0], labels=[["hi", "lunch"], ["hi"], []])
     ctx = dpg.context(g, (dpg.edge_distance(), 1), dp.loss_of(epsilon=1.0, delta=1e-6), split_evenly_over=2)
-    with pytest.raises(ValueError, match=f"dpg.then_{name}"):
+    with pytest.raises(ValueError, match=f"dpg.then_corrected_{name}"):
         getattr(ctx.query().label_count_map(1), name)(threshold=20)
     count_map = (dpg.graph_domain(labeled=True), dpg.edge_distance()) >> dpg.then_label_count_map(1)
     scale, threshold = dpg.calibrate_laplace_threshold(count_map, 1, 0.5, 5e-7)
-    released = ctx(count_map >> dpg.then_laplace_threshold(scale=scale, threshold=threshold))
+    released = ctx(count_map >> dpg.then_corrected_laplace_threshold(scale=scale, threshold=threshold))
     assert set(released) <= {"hi", "lunch"}
 
 

@@ -25,7 +25,7 @@ def discrete_gaussian_tail(m: int, sigma: float) -> float:
 @pytest.mark.parametrize("scale, threshold", [(1.0, 3), (0.5, 3), (2.0, 6), (2.0, 9), (5.0, 20), (30.0, 200)])
 @pytest.mark.parametrize("l0, linf", [(1, 1), (1, 2), (3, 2)])
 def test_delta_bounds_the_discrete_tail_and_is_opendps_map_one_lower(scale, threshold, l0, linf):
-    meas = dpg.make_gaussian_threshold(MAP_DOMAIN, MAP_METRIC, scale=scale, threshold=threshold)
+    meas = dpg.make_corrected_gaussian_threshold(MAP_DOMAIN, MAP_METRIC, scale=scale, threshold=threshold)
     d_in = (l0, math.sqrt(l0) * linf, float(linf))
     rho, delta = meas.map(d_in)
     # what keys present on one side only really cost: some of the ℓ0 is released, each with
@@ -44,7 +44,7 @@ def test_delta_bounds_the_discrete_tail_and_is_opendps_map_one_lower(scale, thre
 
 
 def test_threshold_at_most_linf_is_refused():
-    meas = dpg.make_gaussian_threshold(MAP_DOMAIN, MAP_METRIC, scale=1.0, threshold=2)
+    meas = dpg.make_corrected_gaussian_threshold(MAP_DOMAIN, MAP_METRIC, scale=1.0, threshold=2)
     with pytest.raises(dp.OpenDPException, match="must exceed the ℓ∞ distance"):
         meas.map((1, 2.0, 2.0))
 
@@ -53,7 +53,7 @@ def test_release_frequency_exceeds_opendps_delta_and_stays_within_ours():
     """20 releases of 1,000 keys of count 1 at scale 1, threshold 3: each key is released with
     probability Pr[Z ≥ 2] = 0.0586 (discrete Gaussian); OpenDP reports 0.0228, ours 0.159. The
     6-sigma band (±0.010) excludes OpenDP's figure; ours is an upper bound."""
-    meas = dpg.make_gaussian_threshold(MAP_DOMAIN, MAP_METRIC, scale=1.0, threshold=3)
+    meas = dpg.make_corrected_gaussian_threshold(MAP_DOMAIN, MAP_METRIC, scale=1.0, threshold=3)
     _, delta = meas.map((1, 1.0, 1.0))
     data = {f"k{i}": 1 for i in range(1_000)}
     n = 20_000
@@ -69,7 +69,7 @@ def test_release_frequency_exceeds_opendps_delta_and_stays_within_ours():
 def test_chains_after_label_count_map_and_converts_to_approx_dp():
     g = Graph.from_edges(list(range(30)), list(range(1, 31)), labels=[["common", "rare"]] * 30)
     space = dpg.graph_domain(labeled=True), dpg.edge_distance()
-    union = space >> dpg.then_label_count_map(2, output_metric=L02INF) >> dpg.then_gaussian_threshold(scale=2.0, threshold=12)
+    union = space >> dpg.then_label_count_map(2, output_metric=L02INF) >> dpg.then_corrected_gaussian_threshold(scale=2.0, threshold=12)
     assert set(union(g)) <= {"common", "rare"}
     rho, delta = union.map(1)
     assert rho == pytest.approx(2 / (2 * 2.0**2))  # ℓ2 = √2: one edge moves two counts by one
@@ -87,9 +87,9 @@ def test_chains_after_label_count_map_and_converts_to_approx_dp():
 def test_rejects_float_values_and_bad_threshold():
     float_domain = dp.map_domain(dp.atom_domain(T=dp.String), dp.atom_domain(T=dp.f64, nan=False))
     with pytest.raises(TypeError, match="integer counts"):
-        dpg.make_gaussian_threshold(float_domain, MAP_METRIC, 1.0, 3)
+        dpg.make_corrected_gaussian_threshold(float_domain, MAP_METRIC, 1.0, 3)
     with pytest.raises(TypeError, match="threshold"):
-        dpg.make_gaussian_threshold(MAP_DOMAIN, MAP_METRIC, 1.0, 3.5)
+        dpg.make_corrected_gaussian_threshold(MAP_DOMAIN, MAP_METRIC, 1.0, 3.5)
 
 
 class TestCalibrateGaussianThreshold:
@@ -98,12 +98,12 @@ class TestCalibrateGaussianThreshold:
     def test_boundary(self, c, rho, delta):
         count_map = (dpg.graph_domain(labeled=True), dpg.edge_distance()) >> dpg.then_label_count_map(c, output_metric=L02INF)
         scale, threshold = dpg.calibrate_gaussian_threshold(count_map, 1, rho, delta)
-        spent = (count_map >> dpg.then_gaussian_threshold(scale=scale, threshold=threshold)).map(1)
+        spent = (count_map >> dpg.then_corrected_gaussian_threshold(scale=scale, threshold=threshold)).map(1)
         assert spent[0] <= rho and spent[1] <= delta
-        below = count_map >> dpg.then_gaussian_threshold(scale=scale * (1 - 1e-9), threshold=threshold)
+        below = count_map >> dpg.then_corrected_gaussian_threshold(scale=scale * (1 - 1e-9), threshold=threshold)
         assert below.map(1)[0] > rho
         if threshold - 1 > count_map.map(1)[2]:
-            assert (count_map >> dpg.then_gaussian_threshold(scale=scale, threshold=threshold - 1)).map(1)[1] > delta
+            assert (count_map >> dpg.then_corrected_gaussian_threshold(scale=scale, threshold=threshold - 1)).map(1)[1] > delta
 
     def test_bad_arguments(self):
         count_map = (dpg.graph_domain(labeled=True), dpg.edge_distance()) >> dpg.then_label_count_map(1, output_metric=L02INF)
@@ -118,7 +118,7 @@ class TestCalibrateGaussianThreshold:
 def test_bad_scale_and_wrong_count_map_are_named():
     for scale, error in [(-1.0, ValueError), (float("nan"), ValueError), (float("inf"), ValueError), ("1", TypeError)]:
         with pytest.raises(error, match="scale"):
-            dpg.make_gaussian_threshold(MAP_DOMAIN, MAP_METRIC, scale, 3)
+            dpg.make_corrected_gaussian_threshold(MAP_DOMAIN, MAP_METRIC, scale, 3)
     l1_map = (dpg.graph_domain(labeled=True), dpg.edge_distance()) >> dpg.then_label_count_map(1)
     with pytest.raises(TypeError, match="L02InfDistance"):
         dpg.calibrate_gaussian_threshold(l1_map, 1, 0.5, 1e-6)

@@ -22,7 +22,7 @@ def discrete_laplace_tail(t: int, scale: float) -> float:
 @pytest.mark.parametrize("scale, threshold", [(1.0, 3), (1.0, 6), (2.0, 9), (0.5, 4)])
 @pytest.mark.parametrize("linf", [1, 2, 3])
 def test_delta_is_the_tail_at_threshold_minus_linf(scale, threshold, linf):
-    meas = dpg.make_laplace_threshold(MAP_DOMAIN, MAP_METRIC, scale=scale, threshold=threshold)
+    meas = dpg.make_corrected_laplace_threshold(MAP_DOMAIN, MAP_METRIC, scale=scale, threshold=threshold)
     if threshold <= linf:  # δ would be Pr[Z ≥ 0] > 1/2: refused (OpenDP itself reports 0.27 at T = ℓ∞ = 3)
         with pytest.raises(dp.OpenDPException, match="must exceed the ℓ∞ distance"):
             meas.map((1, linf, linf))
@@ -50,7 +50,7 @@ def test_release_frequency_matches_the_corrected_delta(keys, calls):
     < 1e-8. The default run draws them as 20 releases of 1,000 keys (OpenDP's map noise is
     independent per key, so the count of released keys is the same Binomial(20,000, δ)); the slow
     run as 20,000 releases of one key."""
-    meas = dpg.make_laplace_threshold(MAP_DOMAIN, MAP_METRIC, scale=1.0, threshold=3)
+    meas = dpg.make_corrected_laplace_threshold(MAP_DOMAIN, MAP_METRIC, scale=1.0, threshold=3)
     _, delta = meas.map((1, 1, 1))
     data = {f"k{i}": 1 for i in range(keys)}
     n = keys * calls
@@ -65,7 +65,7 @@ def test_release_frequency_matches_the_corrected_delta(keys, calls):
 def test_chains_after_label_count_map():
     g = Graph.from_edges(list(range(30)), list(range(1, 31)), labels=[["common"]] * 30)
     space = dpg.graph_domain(labeled=True), dpg.edge_distance()
-    union = space >> dpg.then_label_count_map(1) >> dpg.then_laplace_threshold(scale=1.0, threshold=8)
+    union = space >> dpg.then_label_count_map(1) >> dpg.then_corrected_laplace_threshold(scale=1.0, threshold=8)
     assert union(g) .keys() <= {"common"}
     eps, delta = union.map(1)
     assert eps == pytest.approx(1.0) and delta == pytest.approx(discrete_laplace_tail(7, 1.0), rel=1e-6)
@@ -76,11 +76,11 @@ def test_chains_after_label_count_map():
 def test_rejects_float_values_and_bad_threshold():
     float_domain = dp.map_domain(dp.atom_domain(T=dp.String), dp.atom_domain(T=dp.f64, nan=False))
     with pytest.raises(TypeError, match="integer counts"):
-        dpg.make_laplace_threshold(float_domain, dp.l01inf_distance(dp.absolute_distance(T=dp.f64)), 1.0, 3)
+        dpg.make_corrected_laplace_threshold(float_domain, dp.l01inf_distance(dp.absolute_distance(T=dp.f64)), 1.0, 3)
     with pytest.raises(TypeError, match="threshold"):
-        dpg.make_laplace_threshold(MAP_DOMAIN, MAP_METRIC, 1.0, 3.5)
+        dpg.make_corrected_laplace_threshold(MAP_DOMAIN, MAP_METRIC, 1.0, 3.5)
     with pytest.raises(TypeError, match="map domain"):
-        dpg.make_laplace_threshold(dp.vector_domain(dp.atom_domain(T=dp.i64)), dp.l1_distance(T=dp.i64), 1.0, 3)
+        dpg.make_corrected_laplace_threshold(dp.vector_domain(dp.atom_domain(T=dp.i64)), dp.l1_distance(T=dp.i64), 1.0, 3)
 
 
 class TestCalibrateLaplaceThreshold:
@@ -91,13 +91,13 @@ class TestCalibrateLaplaceThreshold:
     def test_boundary(self, metric_factory, c, epsilon, delta):
         count_map = (dpg.graph_domain(labeled=True), metric_factory()) >> dpg.then_label_count_map(c)
         scale, threshold = dpg.calibrate_laplace_threshold(count_map, 2, epsilon, delta)
-        eps, dlt = (count_map >> dpg.then_laplace_threshold(scale=scale, threshold=threshold)).map(2)
+        eps, dlt = (count_map >> dpg.then_corrected_laplace_threshold(scale=scale, threshold=threshold)).map(2)
         assert eps <= epsilon and dlt <= delta
         # one step less of either parameter breaks the target: the search found the boundary
-        below = count_map >> dpg.then_laplace_threshold(scale=scale * (1 - 1e-9), threshold=threshold)
+        below = count_map >> dpg.then_corrected_laplace_threshold(scale=scale * (1 - 1e-9), threshold=threshold)
         assert below.map(2)[0] > epsilon
         if threshold - 1 > count_map.map(2)[2]:
-            assert (count_map >> dpg.then_laplace_threshold(scale=scale, threshold=threshold - 1)).map(2)[1] > delta
+            assert (count_map >> dpg.then_corrected_laplace_threshold(scale=scale, threshold=threshold - 1)).map(2)[1] > delta
 
     def test_bad_arguments(self):
         count_map = (dpg.graph_domain(labeled=True), dpg.edge_distance()) >> dpg.then_label_count_map(1)

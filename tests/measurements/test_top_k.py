@@ -20,7 +20,7 @@ def words_graph():
 
 def stages(metric, d_in, c, k, s1, t, s2, monotonic):
     space = LABELED, metric
-    union = space >> dpg.then_label_count_map(c) >> dpg.then_laplace_threshold(scale=s1, threshold=t)
+    union = space >> dpg.then_label_count_map(c) >> dpg.then_corrected_laplace_threshold(scale=s1, threshold=t)
     out = MONO if monotonic else dp.linf_distance(T=dp.i64)
     top = space >> dpg.then_label_counts(c, ["gas", "power", "lunch"], output_metric=out) >> dp.m.then_noisy_top_k(
         dp.max_divergence(), k=k, scale=s2
@@ -91,7 +91,7 @@ def test_under_pufferfish_exact_and_relaxed():
     eps, delta = exact.map(1)
     union_eps = (
         (LABELED, dpg.pufferfish_distance(model)) >> dpg.then_label_count_map(1)
-        >> dpg.then_laplace_threshold(scale=13.0, threshold=200)
+        >> dpg.then_corrected_laplace_threshold(scale=13.0, threshold=200)
     ).map(1)[0]
     assert eps == pytest.approx(union_eps + 2 * model.W / 26.0)  # monotonic: k·W/scale
     assert set(exact(g)) <= {"gas", "power", "lunch", "golf"}
@@ -152,7 +152,7 @@ def test_monotonic_only_where_it_holds_at_d_in():
     """At d_in = 2 under edge distance stage 2 uses plain L∞ (two units can move counts both
     ways), and the budget says so."""
     m = dpg.make_candidate_top_k(LABELED, dpg.edge_distance(), 2, 2, 2, 3.0, 40, 5.0)
-    union = (LABELED, dpg.edge_distance()) >> dpg.then_label_count_map(2) >> dpg.then_laplace_threshold(scale=3.0, threshold=40)
+    union = (LABELED, dpg.edge_distance()) >> dpg.then_label_count_map(2) >> dpg.then_corrected_laplace_threshold(scale=3.0, threshold=40)
     eps, delta = m.map(2)
     assert eps == pytest.approx(union.map(2)[0] + 2 * 2 * 2 / 5.0) and delta == union.map(2)[1]
     assert set(m(words_graph())) <= {"gas", "power", "lunch"}

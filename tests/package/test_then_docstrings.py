@@ -47,7 +47,7 @@ TWINS = _twins()
 def test_every_exported_twin_is_found():
     exported = {name for name in TWINS if name.count(".") == 1 or name.startswith(("opendp_graph.blowfish.", "opendp_graph.pufferfish."))}
     for name in ("then_edge_count", "then_degree_histogram", "then_label_counts", "then_label_count_map",
-                 "then_laplace_threshold", "then_degree_projection", "then_triangle_count"):
+                 "then_corrected_laplace_threshold", "then_degree_projection", "then_triangle_count"):
         assert f"opendp_graph.{name}" in exported
     for name in ("then_standard_degree_histogram", "then_vip_standard_histogram"):
         assert f"opendp_graph.blowfish.{name}" in exported

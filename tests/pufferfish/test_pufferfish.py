@@ -411,7 +411,7 @@ def test_other_queries_are_refused(path3):
 def test_set_union_release(path3):
     model = GlobalModel.fit(path3, source="public")
     space = dpg.graph_domain(labeled=True), dpg.pufferfish_distance(model)
-    meas = space >> dpg.then_label_count_map(2) >> dpg.then_laplace_threshold(scale=1.0, threshold=40)
+    meas = space >> dpg.then_label_count_map(2) >> dpg.then_corrected_laplace_threshold(scale=1.0, threshold=40)
     eps, delta = meas.map(1)
     assert eps > 0 and 0 <= delta < 1
     assert isinstance(meas(path3), dict)

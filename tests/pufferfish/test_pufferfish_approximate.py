@@ -130,7 +130,7 @@ def test_thresholded_release_adds_both_deltas():
     space = dpg.graph_domain(labeled=True), dpg.pufferfish_distance(model, delta=0.0301)
     count_map = space >> dpg.then_label_count_map(1)
     scale, threshold = dpg.calibrate_laplace_threshold(count_map, 1, 1.0, 0.05 - 0.0301)
-    inner = count_map >> dpg.then_laplace_threshold(scale=scale, threshold=threshold)
+    inner = count_map >> dpg.then_corrected_laplace_threshold(scale=scale, threshold=threshold)
     eps_m, delta_m = inner.map(1)
     eps, delta = pf.make_pufferfish_approximate(inner).map(1)
     assert eps == eps_m and delta == pytest.approx(delta_m + 0.0301) and delta <= 0.05 + 1e-15

@@ -313,7 +313,7 @@ def test_pufferfish_release_on_spark(spark):
 def test_set_union_release_on_spark(spark):
     _, remote = both_graphs(spark, *raw_rows(12))
     space = dpg.spark.graph_domain(labeled=True), dpg.edge_distance()
-    meas = space >> dpg.then_label_count_map(2) >> dpg.then_laplace_threshold(scale=1.0, threshold=20)
+    meas = space >> dpg.then_label_count_map(2) >> dpg.then_corrected_laplace_threshold(scale=1.0, threshold=20)
     released = meas(remote)
     assert set(released) <= set(remote.vocabulary)
 

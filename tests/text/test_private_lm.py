@@ -45,7 +45,7 @@ def test_the_map_is_openDPs_conversion_of_the_union_at_the_boundary():
     l2 = dp.l02inf_distance(dp.absolute_distance(T=dp.f64))
     count_map = SPACE >> dpg.then_label_count_map(16, output_metric=l2)
     scale, threshold = dpg.calibrate_gaussian_threshold(count_map, 1, dpg.zcdp_budget(1.0, 5e-7), 5e-7)
-    union = count_map >> dpg.then_gaussian_threshold(scale, threshold)
+    union = count_map >> dpg.then_corrected_gaussian_threshold(scale, threshold)
     assert dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(union), 1e-6).map(1) == (eps, delta)
 
 

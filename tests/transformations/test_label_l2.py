@@ -11,7 +11,7 @@ under every neighbour notion, with the tightness the ``_L2`` docstring claims:
 * **Pufferfish**: every coupled flip of every labelling of small structures (3 properties),
   for every quantile-gap range of ``test_label_sensitivity``'s models: the queries (which apply
   no cap) and the registered rules for a contribution whose cap binds;
-* OpenDP's boundaries: ``check(1, ρ)`` with ``make_gaussian`` (and ``make_gaussian_threshold``
+* OpenDP's boundaries: ``check(1, ρ)`` with ``make_gaussian`` (and ``make_corrected_gaussian_threshold``
   for the map) true at the map's ρ, false at the next float below.
 
 A squared ℓ2 change is an integer, so soundness is checked exactly (``Fraction(bound)² ≥ worst``)
@@ -434,7 +434,7 @@ def test_gaussian_boundary(case, scale):
     assert meas.check(1, rho) and not meas.check(1, math.nextafter(rho, 0))
     tmap = (dom, metric) >> dpg.then_label_count_map(c, vocab, output_metric=L02INF)
     assert tmap.map(1)[1] == least_root(square)
-    threshold = tmap >> dpg.then_gaussian_threshold(scale=scale, threshold=40)
+    threshold = tmap >> dpg.then_corrected_gaussian_threshold(scale=scale, threshold=40)
     rho_t, delta_t = threshold.map(1)
     # OpenDP's threshold takes min(ℓ2, √ℓ0·ℓ∞) in floating point: its ρ may differ from
     # make_gaussian's by an ulp, never below the exact one

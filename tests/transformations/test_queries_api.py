@@ -127,7 +127,7 @@ def test_threshold_set_union_release():
     g = Graph.from_edges(
         list(range(40)), list(range(1, 41)), labels=[["common", f"rare{i}"] for i in range(40)]
     )
-    meas = (dpg.graph_domain(labeled=True), dpg.edge_distance()) >> dpg.then_label_count_map(2) >> dpg.then_laplace_threshold(
+    meas = (dpg.graph_domain(labeled=True), dpg.edge_distance()) >> dpg.then_label_count_map(2) >> dpg.then_corrected_laplace_threshold(
         scale=1.0, threshold=15
     )
     released = meas(g)
@@ -185,7 +185,7 @@ def test_then_constructors_have_the_real_signatures():
         (dpg.then_label_counts, dpg.make_label_counts),
         (dpg.then_degree_projection, dpg.make_degree_projection),
         (dpg.then_vip_standard_histogram, dpg.make_vip_standard_histogram),
-        (dpg.then_laplace_threshold, dpg.make_laplace_threshold),
+        (dpg.then_corrected_laplace_threshold, dpg.make_corrected_laplace_threshold),
     ]:
         made = list(inspect.signature(make_x).parameters)
         assert list(inspect.signature(then_x).parameters) == made[2:]

@@ -40,8 +40,8 @@ QUERIES = {
 NOT_QUERIES = {
     "make_candidate_top_k": "a measurement composed of make_label_count_map and make_label_counts",
     "make_private_degree_distribution": "a measurement composed of the degree queries",
-    "make_laplace_threshold": "a measurement on a count map, not on a graph",
-    "make_gaussian_threshold": "a measurement on a count map, not on a graph",
+    "make_corrected_laplace_threshold": "a measurement on a count map, not on a graph",
+    "make_corrected_gaussian_threshold": "a measurement on a count map, not on a graph",
     "make_graph_transformation": "the helper every query is built with",
     # queries on a message log (dpg.polars.message_log_domain), not on a graph: one metric each
     # (person_log_distance, both relations), whose rule is proved in the constructor's docstring

@@ -368,7 +368,7 @@ def test_laplace_boundary(make, kwargs, metric, domain_kwargs, sensitivity, scal
 def test_threshold_boundary():
     t = dpg.make_label_count_map(dpg.graph_domain(labeled=True), dpg.edge_distance(), 2)
     assert t.map(1) == (2, 2, 1)
-    meas = t >> dpg.then_laplace_threshold(scale=2.0, threshold=20)
+    meas = t >> dpg.then_corrected_laplace_threshold(scale=2.0, threshold=20)
     eps, delta = meas.map(1)
     assert eps == pytest.approx(1.0) and 0 < delta < 1e-3
     assert meas.check(1, (eps, delta))
