@@ -67,10 +67,12 @@ from .measurements import (
     fit_degree_histogram,
     histogram_from_cumulative,
     make_candidate_top_k,
+    then_candidate_top_k,
     make_histogram_from_cumulative,
     make_corrected_gaussian_threshold,
     make_corrected_laplace_threshold,
     make_private_degree_distribution,
+    then_private_degree_distribution,
     register_with_context,
     summarize,
     then_corrected_gaussian_threshold,
@@ -90,7 +92,6 @@ from .blowfish import (
 )
 from .pufferfish import PufferfishDistance, pufferfish_distance
 from .interpret import NoiseChoice, choose_noise
-from . import _deprecated
 
 __version__ = "0.1.0.dev0"
 
@@ -108,9 +109,9 @@ __all__ = [
     "make_label_counts", "then_label_counts", "make_label_count_map", "then_label_count_map",
     "make_degree_projection", "then_degree_projection",
     # measurements
-    "make_corrected_laplace_threshold", "then_corrected_laplace_threshold", "calibrate_laplace_threshold", "make_candidate_top_k",
+    "make_corrected_laplace_threshold", "then_corrected_laplace_threshold", "calibrate_laplace_threshold", "make_candidate_top_k", "then_candidate_top_k",
     "make_corrected_gaussian_threshold", "then_corrected_gaussian_threshold", "calibrate_gaussian_threshold",
-    "make_private_degree_distribution", "DegreeDistributionRelease", "degree_distribution_noise",
+    "make_private_degree_distribution", "then_private_degree_distribution", "DegreeDistributionRelease", "degree_distribution_noise",
     "fit_degree_histogram", "histogram_from_cumulative", "make_histogram_from_cumulative",
     "accuracy", "Accuracy", "ChoiceAccuracy", "summarize", "context", "register_with_context", "zcdp_budget",
     "release",
@@ -131,8 +132,7 @@ def __getattr__(name: str):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)
-    return _deprecated.moved_attribute(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-_deprecated.install()
 register_with_context()

@@ -2,4 +2,6 @@
 
 import opendp.prelude as dp
 
+__all__: list[str] = []  # nothing public: pytest configuration only
+
 dp.enable_features("contrib", "honest-but-curious")

@@ -13,10 +13,10 @@ cannot be resolved. Such tests get the ``needs_data`` marker automatically
 (``pytest -m needs_data`` selects them).
 
 The folders mirror the package's layers (``tests/core/``, ``tests/transformations/``, ...;
-``tests/package/`` for the README, tutorials, docs, command and layering). Test file names are
-unique across them, and every folder is on ``sys.path``, as the single folder was: a test may
-reuse another's brute-force helpers across layers (``test_node_degrees`` reads
-``test_node_insertion``'s insertion pairs).
+``tests/package/`` for the README, tutorials, docs, command and layering). ``tests`` and each
+folder are packages, so two folders may hold files of the same name, and a test reuses another's
+brute-force helpers by their full name (``test_node_degrees`` reads
+``tests.transformations.test_node_insertion``'s insertion pairs).
 """
 
 import os
@@ -35,9 +35,6 @@ dp.enable_features("contrib", "honest-but-curious")
 os.environ.setdefault(_resolve.ENV_DOWNLOAD, "0")
 
 REPO = Path(__file__).resolve().parents[1]
-for _folder in sorted(Path(__file__).parent.iterdir()):
-    if _folder.is_dir() and not _folder.name.startswith(("_", ".")) and str(_folder) not in sys.path:
-        sys.path.append(str(_folder))
 DATA_FIXTURES = {"shared_data", "dataset"}
 _resolved: dict[str, Path | str] = {}
 

@@ -18,6 +18,8 @@ import scipy.sparse as sp
 
 from . import _kernels
 
+__all__ = ["MAX_NUM_NODES", "node_id_tuple", "check_node_ids", "check_vocabulary", "check_label_matrix", "label_matrix_of_sets"]
+
 _SELF_LOOP_CHOICES = ("error", "drop")
 
 #: The largest supported node count: the largest ``n`` whose biggest edge key,

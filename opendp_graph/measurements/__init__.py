@@ -27,6 +27,7 @@ from .degree_distribution import (
     histogram_from_cumulative,
     make_histogram_from_cumulative,
     make_private_degree_distribution,
+    then_private_degree_distribution,
 )
 from .threshold import (
     calibrate_gaussian_threshold,
@@ -36,7 +37,7 @@ from .threshold import (
     then_corrected_gaussian_threshold,
     then_corrected_laplace_threshold,
 )
-from .top_k import make_candidate_top_k
+from .top_k import make_candidate_top_k, then_candidate_top_k
 
 __all__ = [
     "Accuracy",
@@ -51,6 +52,7 @@ __all__ = [
     "histogram_from_cumulative",
     "make_histogram_from_cumulative",
     "make_private_degree_distribution",
+    "then_private_degree_distribution",
     "calibrate_laplace_threshold",
     "calibrate_gaussian_threshold",
     "make_corrected_gaussian_threshold",
@@ -58,4 +60,5 @@ __all__ = [
     "make_corrected_laplace_threshold",
     "then_corrected_laplace_threshold",
     "make_candidate_top_k",
+    "then_candidate_top_k",
 ]

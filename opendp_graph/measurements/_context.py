@@ -15,6 +15,8 @@ from opendp.context import PartialChain, Query
 
 from ..core._checks import open_probability, positive_budget
 
+__all__ = ["register_with_context", "check_privacy_loss", "zcdp_budget", "context"]
+
 _registered = False
 
 # the graph queries registered with the Context API, by their Context name (make_x → "x")

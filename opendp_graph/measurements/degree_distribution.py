@@ -44,6 +44,7 @@ from ..core.metrics import metric_descriptor
 from ..transformations.degrees import then_cumulative_degree_histogram, then_degree_histogram
 from ..transformations.projection import make_degree_projection
 from .accuracy import attach_choice_accuracy, readable
+from ..transformations import then
 
 __all__ = [
     "histogram_from_cumulative",
@@ -51,7 +52,7 @@ __all__ = [
     "degree_distribution_noise",
     "make_histogram_from_cumulative",
     "DegreeDistributionRelease",
-    "make_private_degree_distribution",
+    "make_private_degree_distribution", "then_private_degree_distribution",
 ]
 
 
@@ -725,3 +726,7 @@ def degree_distribution_noise(
     if postprocess == "isotonic":
         return (theta + 1) * scale / num_nodes
     return min((theta + 1) * scale, math.sqrt(num_nodes * scale)) / num_nodes
+
+
+# the then_ forms (OpenDP's convention: every make_x of (input_domain, input_metric, ...) has one)
+then_private_degree_distribution = then(make_private_degree_distribution)

@@ -21,8 +21,9 @@ from ..core._checks import positive_integer
 from .threshold import then_corrected_gaussian_threshold, then_corrected_laplace_threshold
 from ..core.metrics import metric_descriptor
 from ..transformations.labels import then_label_count_map, then_label_counts
+from ..transformations import then
 
-__all__ = ["make_candidate_top_k"]
+__all__ = ["make_candidate_top_k", "then_candidate_top_k"]
 
 _MONOTONIC = dp.linf_distance(T=dp.i64, monotonic=True)
 _LINF = dp.linf_distance(T=dp.i64)
@@ -177,3 +178,7 @@ def make_candidate_top_k(
         return [names[i] for i in queryable(dp.c.make_approximate(release))]
 
     return compositor >> dp.new_function(run_both, TO="ExtrinsicObject")
+
+
+# the then_ forms (OpenDP's convention: every make_x of (input_domain, input_metric, ...) has one)
+then_candidate_top_k = then(make_candidate_top_k)

@@ -98,6 +98,13 @@ from ._units import (
     pufferfish_unit,
 )
 
+from ._message_counts import then_message_count_projection, then_message_count_tails, then_private_message_count_histogram
+from ._message_graph import then_person_degree_tails, then_person_graph
+from ._messages import then_capped_total, then_capped_total_ladder, then_private_total
+from ._pair_level import then_message_count_histogram
+from ._point_totals import then_cap_scores, then_private_total_estimate
+from ._windows import then_private_window_totals, then_window_capped_totals, then_window_ladder
+
 __all__ = [
     "UnitContext", "compositor", "loss_for",
     "graph_from_polars", "graph_to_polars",
@@ -115,4 +122,5 @@ __all__ = [
     "make_private_total_estimate", "TotalEstimate", "make_cap_scores", "cap_scores",
     "PairLogDistance", "pair_log_distance", "make_message_count_histogram", "message_count_histogram",
     "make_message_count_tails", "message_count_tails", "histogram_from_tails",
+    "then_message_count_projection", "then_message_count_tails", "then_private_message_count_histogram", "then_person_degree_tails", "then_person_graph", "then_capped_total", "then_capped_total_ladder", "then_private_total", "then_message_count_histogram", "then_cap_scores", "then_private_total_estimate", "then_private_window_totals", "then_window_capped_totals", "then_window_ladder",
 ]

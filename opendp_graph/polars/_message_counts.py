@@ -29,13 +29,14 @@ from ..core._checks import budget_share, positive_budget, positive_finite, posit
 from ..measurements.degree_distribution import _candidates, choice_arguments, choose_bound_and_release
 from ._message_graph import _roster, roster_positions, tails_transformation
 from ._messages import MessageLog, _check_space, _person_count, require_log
+from ..transformations import then
 
 __all__ = [
     "message_counts",
-    "make_message_count_projection",
-    "make_private_message_count_histogram",
+    "make_message_count_projection", "then_message_count_projection",
+    "make_private_message_count_histogram", "then_private_message_count_histogram",
     "message_count_tails",
-    "make_message_count_tails",
+    "make_message_count_tails", "then_message_count_tails",
     "histogram_from_tails",
 ]
 
@@ -339,3 +340,9 @@ def make_private_message_count_histogram(
             "at_bound, and their correspondents' dropped messages) and the group messages (person_graph_scope)"
         ),
     )
+
+
+# the then_ forms (OpenDP's convention: every make_x of (input_domain, input_metric, ...) has one)
+then_message_count_projection = then(make_message_count_projection)
+then_private_message_count_histogram = then(make_private_message_count_histogram)
+then_message_count_tails = then(make_message_count_tails)

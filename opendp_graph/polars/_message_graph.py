@@ -36,10 +36,11 @@ from ..core.graph import Graph
 from ..core.metrics import node_distance
 from ..transformations.projection import degree_projection
 from ._messages import MessageLog, _check_space, _person_count, require_log
+from ..transformations import then
 
 __all__ = [
-    "make_person_graph", "person_graph", "PersonGraphScope", "person_graph_scope", "person_degree_tails",
-    "make_person_degree_tails",
+    "make_person_graph", "then_person_graph", "person_graph", "PersonGraphScope", "person_graph_scope", "person_degree_tails",
+    "make_person_degree_tails", "then_person_degree_tails",
 ]
 
 
@@ -286,3 +287,8 @@ def tails_transformation(input_domain: dp.Domain, input_metric: dp.Metric, bound
         lambda d_in: 2 * bound * _person_count(d_in),
     )
     return state_bias(transformation, bias)
+
+
+# the then_ forms (OpenDP's convention: every make_x of (input_domain, input_metric, ...) has one)
+then_person_graph = then(make_person_graph)
+then_person_degree_tails = then(make_person_degree_tails)

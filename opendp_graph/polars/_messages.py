@@ -58,6 +58,7 @@ from ..core._bias import state_bias
 from ..core._checks import float_at_most, open_probability, positive_finite, positive_integer
 from ..core._frozen import frozen
 from ..measurements.accuracy import attach_choice_accuracy
+from ..transformations import then
 
 __all__ = [
     "LP_TOLERANCE",
@@ -67,9 +68,9 @@ __all__ = [
     "message_log_domain",
     "person_log_distance",
     "capped_total",
-    "make_capped_total",
-    "make_capped_total_ladder",
-    "make_private_total",
+    "make_capped_total", "then_capped_total",
+    "make_capped_total_ladder", "then_capped_total_ladder",
+    "make_private_total", "then_private_total",
     "TotalRelease",
     "TOTAL_KINDS",
 ]
@@ -1069,3 +1070,9 @@ def _summarise(noisy: list[float], *, caps, top, scale, shift, beta, epsilon, of
         epsilon=epsilon,
         of=of,
     )
+
+
+# the then_ forms (OpenDP's convention: every make_x of (input_domain, input_metric, ...) has one)
+then_capped_total = then(make_capped_total)
+then_capped_total_ladder = then(make_capped_total_ladder)
+then_private_total = then(make_private_total)

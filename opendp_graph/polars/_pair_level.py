@@ -29,8 +29,9 @@ import opendp.prelude as dp
 
 from ..core._checks import positive_integer
 from ._messages import MessageLog, MessageLogDomain, require_log
+from ..transformations import then
 
-__all__ = ["PairLogDistance", "pair_log_distance", "message_count_histogram", "make_message_count_histogram"]
+__all__ = ["PairLogDistance", "pair_log_distance", "message_count_histogram", "make_message_count_histogram", "then_message_count_histogram"]
 
 
 @dataclass(frozen=True)
@@ -111,3 +112,7 @@ def make_message_count_histogram(input_domain: dp.Domain, input_metric: dp.Metri
         lambda log: message_count_histogram(log, k).tolist(),
         lambda d_in: 4 * _pair_count(d_in),
     )
+
+
+# the then_ forms (OpenDP's convention: every make_x of (input_domain, input_metric, ...) has one)
+then_message_count_histogram = then(make_message_count_histogram)

@@ -65,8 +65,9 @@ from ._messages import (
     release_at_chosen_cap,
     selection_budget,
 )
+from ..transformations import then
 
-__all__ = ["TotalEstimate", "cap_scores", "make_cap_scores", "make_private_total_estimate"]
+__all__ = ["TotalEstimate", "cap_scores", "make_cap_scores", "then_cap_scores", "make_private_total_estimate", "then_private_total_estimate"]
 
 
 def _penalties(penalties: Any, caps: tuple[float, ...]) -> tuple[float, ...]:
@@ -259,3 +260,8 @@ def make_private_total_estimate(
             "at least 0: the release's bias_bound bounds it if nobody holds more than the top cap"
         ),
     )
+
+
+# the then_ forms (OpenDP's convention: every make_x of (input_domain, input_metric, ...) has one)
+then_private_total_estimate = then(make_private_total_estimate)
+then_cap_scores = then(make_cap_scores)

@@ -39,8 +39,9 @@ from ._messages import (
     LP_TOLERANCE, MessageLog, _caps, _check_space, _kind, _person_count, _round_up, capped_bias, capped_total, laplace_at_each_cap,
     release_at_chosen_cap, require_log, selection_budget, unit_ladder,
 )
+from ..transformations import then
 
-__all__ = ["make_window_capped_totals", "make_window_ladder", "make_private_window_totals", "WindowTotalsRelease"]
+__all__ = ["make_window_capped_totals", "then_window_capped_totals", "make_window_ladder", "then_window_ladder", "make_private_window_totals", "then_private_window_totals", "WindowTotalsRelease"]
 
 
 def _boundaries(windows: Any) -> tuple[np.datetime64, ...]:
@@ -282,3 +283,9 @@ def make_private_window_totals(
             "release: dropped, dropped_upper and each window's [lower, upper]"
         ),
     )
+
+
+# the then_ forms (OpenDP's convention: every make_x of (input_domain, input_metric, ...) has one)
+then_private_window_totals = then(make_private_window_totals)
+then_window_capped_totals = then(make_window_capped_totals)
+then_window_ladder = then(make_window_ladder)

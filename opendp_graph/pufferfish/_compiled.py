@@ -48,6 +48,8 @@ import numpy as np
 
 from ..core._engine import jit
 
+__all__ = ["labels_by_node", "row_lengths", "fill_rows", "probe_order", "sweep", "compiled_passes"]
+
 
 @jit
 def labels_by_node(n, src, dst, by_prop_ptr, by_prop_edge, ptr, label):

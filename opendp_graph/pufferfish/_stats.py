@@ -44,6 +44,8 @@ from ..core._progress import resolve_progress
 from ..core.graph import Graph
 from . import _compiled
 
+__all__ = ["log_bucket", "NeighbourhoodStats", "neighbourhood_stats"]
+
 
 def log_bucket(values: np.ndarray, base: float) -> np.ndarray:
     """``floor(log_base(v))`` for integers ``v ≥ 1``, exact at powers of the base."""

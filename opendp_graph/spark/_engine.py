@@ -5,6 +5,8 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
+__all__ = ["pyspark_sql", "functions", "is_dataframe", "small_frame"]
+
 _INSTALL = 'the Spark path needs pyspark 4 and pyarrow: pip install "opendp-graph[spark]" (and Java 17)'
 
 

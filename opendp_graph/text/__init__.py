@@ -51,6 +51,10 @@ from ._tokens import (
     split_by_time,
 )
 
+from ._private_lm import then_private_language_model
+from ._private_topics import then_private_topics
+from ._release import then_person_ngram_counts
+
 __all__ = [
     "BOS",
     "EOS",
@@ -84,4 +88,5 @@ __all__ = [
     "read_arpa",
     "released_share",
     "split_by_time",
+    "then_private_language_model", "then_private_topics", "then_person_ngram_counts",
 ]

@@ -45,8 +45,9 @@ from ..measurements.threshold import calibrate_gaussian_threshold, make_correcte
 from ..transformations.labels import make_label_count_map
 from ._lm import MixtureModel, NGramModel, mixture, threshold_multiple
 from ._tokens import BOS, EOS, UNK
+from ..transformations import then
 
-__all__ = ["PrivateLanguageModel", "make_private_language_model", "private_language_model"]
+__all__ = ["PrivateLanguageModel", "make_private_language_model", "then_private_language_model", "private_language_model"]
 
 
 @dataclass(frozen=True)
@@ -595,3 +596,7 @@ def private_language_model(
         released = measurement(unit_pair_graph(frame, columns, text="text", analyzer=_total_analyzer(tokenize), vocabulary=words, order=order))
         left_out = _LEFT_OUT
     return replace(released, unit=unit.unit, left_out=left_out, vocabulary=tuple(words))
+
+
+# the then_ forms (OpenDP's convention: every make_x of (input_domain, input_metric, ...) has one)
+then_private_language_model = then(make_private_language_model)

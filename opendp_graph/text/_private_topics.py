@@ -22,8 +22,9 @@ import opendp.prelude as dp
 from ..core._checks import open_probability, positive_budget, positive_integer
 from ._private_lm import label_union
 from ._topics import Topics, topics_from_cooccurrence
+from ..transformations import then
 
-__all__ = ["PrivateTopics", "make_private_topics"]
+__all__ = ["PrivateTopics", "make_private_topics", "then_private_topics"]
 
 
 @dataclass(frozen=True)
@@ -126,3 +127,7 @@ def make_private_topics(
         return PrivateTopics(topics, counts, fresh, union.scale, union.threshold, union.epsilon, union.delta)
 
     return union.measurement >> dp.new_function(build, TO="ExtrinsicObject")
+
+
+# the then_ forms (OpenDP's convention: every make_x of (input_domain, input_metric, ...) has one)
+then_private_topics = then(make_private_topics)

@@ -27,11 +27,12 @@ from ..core._bias import stated_bias, state_bias
 from ..core._checks import positive_budget, positive_finite, positive_integer
 from ..measurements.accuracy import attach_parts_accuracy
 from ..transformations.labels import l2_bound, monotonic_single_unit, then_label_counts
+from ..transformations import then
 
 __all__ = [
     "NGramRelease",
     "make_ngram_count_release",
-    "make_person_ngram_counts",
+    "make_person_ngram_counts", "then_person_ngram_counts",
     "person_text_domain",
 ]
 
@@ -491,3 +492,7 @@ def make_person_ngram_counts(
         "each interval is around the capped count, at most the true count; no public figure bounds the difference"
     )
     return state_bias(counts, dropped)
+
+
+# the then_ forms (OpenDP's convention: every make_x of (input_domain, input_metric, ...) has one)
+then_person_ngram_counts = then(make_person_ngram_counts)

@@ -5,7 +5,7 @@ Their stability rules, and those Blowfish and Pufferfish add, are in one table:
 """
 
 from . import rules
-from ._core import make_graph_transformation, then
+from ._core import make_graph_transformation, then, then_graph_transformation
 from .rules import resolve_stability, stability_rule, supported_metrics
 from .degrees import *  # noqa: F401,F403
 from .degrees import __all__ as _degrees_all
@@ -18,6 +18,7 @@ from .triangles import __all__ as _triangles_all
 
 __all__ = [
     "make_graph_transformation",
+    "then_graph_transformation",
     "resolve_stability",
     "stability_rule",
     "supported_metrics",

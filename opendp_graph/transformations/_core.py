@@ -20,7 +20,7 @@ from ..core.domains import graph_domain_descriptor
 from ..core.metrics import metric_descriptor
 from .rules import Query, StabilityMap, query_key, resolve_stability, stability_rule, supported_metrics
 
-__all__ = ["stability_rule", "resolve_stability", "make_graph_transformation", "then", "supported_metrics"]
+__all__ = ["stability_rule", "resolve_stability", "make_graph_transformation", "then_graph_transformation", "then", "supported_metrics"]
 
 
 def make_graph_transformation(
@@ -155,3 +155,7 @@ def sqrt_up(square: int) -> float:
             root = below
         else:
             return root
+
+
+# the then_ forms (OpenDP's convention: every make_x of (input_domain, input_metric, ...) has one)
+then_graph_transformation = then(make_graph_transformation)

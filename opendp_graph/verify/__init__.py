@@ -16,9 +16,6 @@ Use ``dpg.verify.<name>`` (nothing is lifted to the top level):
   Pufferfish guarantee ``D_α ≤ α·ρ`` of :mod:`opendp_graph.pufferfish.metric`), with
   :func:`secret_laws` (the model's conditional laws of the labellings) and
   :func:`discrete_gaussian_renyi` (two mixtures of discrete Gaussians).
-
-``dpg.audit`` and ``opendp_graph.testing`` are the deprecated names of this package and of
-:mod:`.testing`.
 """
 
 from . import testing

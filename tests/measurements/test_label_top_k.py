@@ -15,7 +15,7 @@ import opendp.prelude as dp
 import pytest
 
 import opendp_graph as dpg
-import test_label_sensitivity as ls
+from tests.transformations import test_label_sensitivity as ls
 from opendp_graph.blowfish import BlowfishPolicy as P
 from opendp_graph.verify.testing import all_graphs, all_labelings
 from opendp_graph.transformations.labels import label_counts

@@ -11,7 +11,7 @@ import pytest
 
 import opendp_graph as dpg
 from opendp_graph.verify.testing import all_graphs, node_rewirings
-from test_node_insertion import insertion_pairs, worst
+from tests.transformations.test_node_insertion import insertion_pairs, worst
 
 
 @pytest.fixture(autouse=True)

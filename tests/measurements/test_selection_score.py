@@ -16,7 +16,7 @@ from opendp_graph.measurements.degree_distribution import fit_noise_estimate, ma
 from opendp_graph.polars import _message_counts as C
 from opendp_graph.verify.testing import all_graphs, node_rewirings
 
-from test_node_insertion import insertion_pairs, without
+from tests.transformations.test_node_insertion import insertion_pairs, without
 
 dp.enable_features("contrib", "honest-but-curious")
 
@@ -89,8 +89,8 @@ def test_scores_on_random_larger_graphs_with_hubs():
 def test_scores_of_message_counts_on_every_small_log(size):
     """Removing one person's messages moves the message-count scores by at most the map, on
     every log of ``size`` messages of any shape on three people."""
-    from test_messages import PEOPLE, SHAPES, direct_log
-    from test_messages import without as without_person
+    from tests.polars.test_messages import PEOPLE, SHAPES, direct_log
+    from tests.polars.test_messages import without as without_person
 
     roster = (2, 0, 1)
     space = dpg.polars.message_log_domain(), dpg.polars.person_log_distance()

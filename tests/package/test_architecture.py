@@ -97,7 +97,7 @@ def _literal(node: ast.expr) -> str | None:
 # Where a module may be imported by a computed name (which the reader above cannot follow): the
 # namespace's lazy subpackages, the command's reproductions, the loaders' own submodules, the
 # deprecated aliases. All import their own layer or a lower one.
-DYNAMIC_IMPORTS = {"opendp_graph", "opendp_graph.cli", "opendp_graph.datasets", "opendp_graph._deprecated"}
+DYNAMIC_IMPORTS = {"opendp_graph", "opendp_graph.cli", "opendp_graph.datasets"}
 
 
 def _dynamic_imports(module: str) -> list[str]:

@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO))
 from benchmarks import run as bench  # noqa: E402
 from benchmarks.data import load_deezer_shared_genres, skewed_text  # noqa: E402
 from benchmarks.naive import counter_global_model, edge_counter_global_model, naive_global_model, w_infinity_quantiles  # noqa: E402
-from strategies import labelled_graphs  # noqa: E402
+from tests.strategies import labelled_graphs  # noqa: E402
 
 
 def test_naive_global_model_by_hand():

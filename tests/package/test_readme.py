@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import skip_without_data
+from tests.conftest import skip_without_data
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)

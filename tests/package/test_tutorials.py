@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import skip_without_data
+from tests.conftest import skip_without_data
 from opendp_graph.datasets import DATASETS
 
 TUTORIALS = sorted((Path(__file__).resolve().parents[2] / "tutorials").glob("*.ipynb"))

@@ -13,8 +13,8 @@ import pytest
 import opendp_graph as dpg
 from opendp_graph.polars import _message_counts as C
 
-from test_messages import PEOPLE, SHAPES, direct_log, without
-from test_windows import timed_log
+from tests.polars.test_messages import PEOPLE, SHAPES, direct_log, without
+from tests.polars.test_windows import timed_log
 
 dp.enable_features("contrib", "honest-but-curious")
 

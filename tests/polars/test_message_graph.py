@@ -16,7 +16,7 @@ from opendp_graph.core.metrics import NodeDistance
 from opendp_graph.polars import _message_graph as G
 from opendp_graph.transformations.projection import degree_projection
 
-from test_messages import PEOPLE, direct_log, small_logs, without
+from tests.polars.test_messages import PEOPLE, direct_log, small_logs, without
 
 dp.enable_features("contrib", "honest-but-curious")
 

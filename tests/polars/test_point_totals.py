@@ -14,7 +14,7 @@ import opendp_graph as dpg
 from opendp_graph.polars import _messages as M
 from opendp_graph.polars import _point_totals as P
 
-from test_messages import PEOPLE, _hub_log, direct_log, small_logs, without
+from tests.polars.test_messages import PEOPLE, _hub_log, direct_log, small_logs, without
 
 dp.enable_features("contrib", "honest-but-curious")
 

@@ -235,7 +235,7 @@ def test_the_node_set_must_be_public():
     every later node index moved. Now nodes= is required, and "from data" is an explicit opt-in."""
     log = pl.DataFrame({"s": ["ann", "bob", "eve"], "r": ["bob", "cy", "bob"]})
     without_eve = log.filter(pl.col("s") != "eve")  # one pair's messages removed
-    for table in (log, without_eve):  # (the deprecated Graph.from_polars forwards: tests/package/test_deprecated.py)
+    for table in (log, without_eve):
         with pytest.raises(TypeError, match=r'needs nodes=, the public list of people.*nodes="from data"'):
             graph_from_polars(table, "s", "r")
     people = ["ann", "bob", "cy", "dee", "eve"]

@@ -14,7 +14,7 @@ import opendp_graph as dpg
 from opendp_graph.polars import _messages as M
 from opendp_graph.polars import _windows as Wn
 
-from test_messages import PEOPLE, SHAPES, direct_log
+from tests.polars.test_messages import PEOPLE, SHAPES, direct_log
 
 dp.enable_features("contrib", "honest-but-curious")
 

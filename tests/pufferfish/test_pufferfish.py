@@ -11,7 +11,7 @@ import opendp.prelude as dp
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import labelled_graphs
+from tests.strategies import labelled_graphs
 from scipy.stats import wasserstein_distance
 
 import opendp_graph as dpg
@@ -29,7 +29,7 @@ from opendp_graph.pufferfish._stats import neighbourhood_stats
 from opendp_graph.pufferfish.dp_fit import binomial_statistics, make_binomial_statistics
 from opendp_graph.verify.testing import l01inf
 from opendp_graph.transformations.labels import label_count_map, label_counts
-from engines import COMPILED_PATHS, assert_matches_reference, forced, nonzero, reference_stats  # noqa: E402
+from tests.pufferfish.engines import COMPILED_PATHS, assert_matches_reference, forced, nonzero, reference_stats  # noqa: E402
 
 
 # ----------------------------------------------------------------------------- helpers

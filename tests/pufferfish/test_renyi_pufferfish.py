@@ -34,7 +34,7 @@ from opendp_graph.pufferfish import (
     pufferfish_distance,
 )
 from opendp_graph.verify import discrete_gaussian_renyi, exact_renyi_divergence, secret_laws
-from test_label_sensitivity import global_with_gaps
+from tests.transformations.test_label_sensitivity import global_with_gaps
 
 ALPHAS = (1.5, 2.0, 4.0, 16.0, 64.0)
 L2 = dp.l2_distance(T=dp.f64)

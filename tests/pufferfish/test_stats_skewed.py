@@ -22,7 +22,7 @@ from opendp_graph.pufferfish import GlobalModel, fit_all
 from opendp_graph.core._progress import resolve_progress
 from opendp_graph.pufferfish import _compiled, _stats
 from opendp_graph.pufferfish._stats import neighbourhood_stats
-from engines import COMPILED_PATHS, assert_matches_reference, forced, reference_stats  # noqa: E402
+from tests.pufferfish.engines import COMPILED_PATHS, assert_matches_reference, forced, reference_stats  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from benchmarks.data import skewed_text  # noqa: E402

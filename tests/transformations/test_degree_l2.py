@@ -46,7 +46,7 @@ from opendp_graph.transformations.degrees import (
 )
 from opendp_graph.transformations.projection import degree_projection
 from opendp_graph.verify.testing import all_graphs, all_labelings, check_stability, edge_flips, node_rewirings
-from test_node_insertion import insertion_pairs, without
+from tests.transformations.test_node_insertion import insertion_pairs, without
 
 L2 = dp.l2_distance(T=dp.f64)
 HIST, CUM, TAIL = dpg.make_degree_histogram, dpg.make_cumulative_degree_histogram, dpg.make_degree_tail_counts

@@ -39,7 +39,7 @@ from opendp_graph.transformations.labels import (
     label_counts,
 )
 from opendp_graph.verify.testing import all_graphs, all_labelings
-from test_label_sensitivity import (
+from tests.transformations.test_label_sensitivity import (
     CODES3,
     FAST,
     GRAPHS3,
@@ -56,7 +56,7 @@ from test_label_sensitivity import (
     hull,
     labels_within,
 )
-from test_node_insertion import _ids, without
+from tests.transformations.test_node_insertion import _ids, without
 
 P = dpg.BlowfishPolicy
 L2 = dp.l2_distance(T=dp.f64)

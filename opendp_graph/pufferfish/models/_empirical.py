@@ -14,6 +14,8 @@ from ..wasserstein import QuantileGaps, quantile_gap_range
 from ._validators import check_base, check_flag, check_text, count_array
 from .base import CorrelationModel, flip_bound, frozen_model
 
+__all__ = ["_EmpiricalModel", "_bucket_gaps", "_bucket_delta"]  # shared by the Global and Conditional models
+
 
 @frozen_model
 class _EmpiricalModel(CorrelationModel):

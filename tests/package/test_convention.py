@@ -1,0 +1,110 @@
+"""One convention, enforced (issue 42): OpenDP's.
+
+* Every public ``make_x`` whose first two parameters are ``input_domain`` and ``input_metric`` has
+  its ``then_x`` beside it, in the same module's ``__all__`` and wherever ``make_x`` is lifted
+  (a subpackage, ``dpg.``), made by :func:`opendp_graph.transformations.then` (OpenDP's
+  ``to_then``: the same signature without those two, ``make_x``'s docstring).
+* Every public ``then_x`` has its ``make_x``.
+* No public ``make_x``/``then_x`` of ours takes a name OpenDP's ``dp.t``/``dp.m``/``dp.c`` already
+  use: the same name with another privacy map would be a trust problem (the corrected thresholds
+  are ``make_corrected_*``, ``docs/threshold_correction.md``).
+
+A new constructor that breaks one of these fails here, with its name.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+
+import opendp.prelude as dp
+import pytest
+
+import opendp_graph
+
+
+def _public_modules():
+    modules = [opendp_graph]
+    for info in pkgutil.walk_packages(opendp_graph.__path__, "opendp_graph.", onerror=lambda name: None):
+        if any(part.startswith("_") for part in info.name.split(".")[1:]) or info.name.endswith(".conftest"):
+            continue
+        try:
+            modules.append(importlib.import_module(info.name))
+        except ImportError:  # an optional extra that is not installed
+            continue
+    return modules
+
+
+MODULES = _public_modules()
+
+
+def _exported(module, prefix):
+    return {name: getattr(module, name) for name in getattr(module, "__all__", ()) if name.startswith(prefix)}
+
+
+def _takes_a_space(function) -> bool:
+    try:
+        parameters = list(inspect.signature(function).parameters)
+    except (TypeError, ValueError):
+        return False
+    return parameters[:2] == ["input_domain", "input_metric"]
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
+def test_every_space_constructor_has_its_then_form(module):
+    makes = _exported(module, "make_")
+    thens = _exported(module, "then_")
+    for name, make in makes.items():
+        if not _takes_a_space(make):
+            continue
+        twin = "then_" + name[len("make_"):]
+        assert twin in thens, f"{module.__name__}.{name} takes (input_domain, input_metric) but {twin} is not exported beside it"
+        then = thens[twin]
+        expected = list(inspect.signature(make).parameters.values())[2:]
+        assert list(inspect.signature(then).parameters.values()) == expected, f"{module.__name__}.{twin}'s signature is not {name}'s"
+        assert then.__doc__.partition("\n")[0].startswith(f"Partial constructor of :func:`{name}`"), (
+            f"{module.__name__}.{twin} is not made by transformations.then({name})"
+        )
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
+def test_every_then_form_has_its_make(module):
+    makes = _exported(module, "make_")
+    for name in _exported(module, "then_"):
+        assert "make_" + name[len("then_"):] in makes, f"{module.__name__}.{name} has no make_ beside it"
+
+
+def test_no_constructor_takes_an_opendp_name():
+    opendp_names = {name for space in (dp.t, dp.m, dp.c) for name in dir(space) if name.startswith(("make_", "then_"))}
+    ours = {(module.__name__, name) for module in MODULES for name in getattr(module, "__all__", ()) if name.startswith(("make_", "then_"))}
+    clashes = sorted(f"{module}.{name}" for module, name in ours if name in opendp_names)
+    assert not clashes, f"these take OpenDP's names with our own maps: {clashes}"
+
+
+def test_the_check_sees_the_constructors():
+    """The walk reaches every layer that has constructors (a test that checks nothing cannot fail)."""
+    names = {module.__name__ for module in MODULES if any(_takes_a_space(f) for f in _exported(module, "make_").values())}
+    for expected in ("opendp_graph", "opendp_graph.transformations", "opendp_graph.measurements", "opendp_graph.polars",
+                     "opendp_graph.text", "opendp_graph.blowfish"):
+        assert expected in names
+
+
+def test_every_module_declares_its_names():
+    """Every module of the package has an ``__all__`` (docs/architecture.md): what it offers, even
+    when that is nothing."""
+    import ast
+    from pathlib import Path
+
+    root = Path(opendp_graph.__file__).parent
+    missing = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        declared = any(
+            isinstance(node, (ast.Assign, ast.AnnAssign))
+            and any(isinstance(t, ast.Name) and t.id == "__all__" for t in (node.targets if isinstance(node, ast.Assign) else [node.target]))
+            for node in tree.body
+        )
+        if not declared:
+            missing.append(str(path.relative_to(root)))
+    assert not missing, f"modules without __all__: {missing}"
