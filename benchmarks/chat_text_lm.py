@@ -101,12 +101,12 @@ def report(name, graph, snapshot_counts, vocabulary, held, args, *, reference_co
               + ", ".join(f"k = {k}: {v:.1f} ({closed(v):.0%})" for k, v in visible.items()))
         for epsilon in args.epsilons:
             meas = dpg.text.make_private_language_model(
-                *space, epsilon, snapshot_counts=snapshot_counts, vocabulary=vocabulary, max_ngrams_per_pair=c, delta=DELTA
+                *space, dp.loss_of(epsilon=epsilon, delta=DELTA), snapshot_counts=snapshot_counts, vocabulary=vocabulary, max_ngrams_per_pair=c
             )
             outs = [meas(graph) for _ in range(args.runs)]
             values = [o.model.perplexity(held) for o in outs]
             union_only = dpg.text.make_private_language_model(
-                *space, epsilon, snapshot_counts=snapshot_counts, vocabulary=vocabulary, max_ngrams_per_pair=c, delta=DELTA,
+                *space, dp.loss_of(epsilon=epsilon, delta=DELTA), snapshot_counts=snapshot_counts, vocabulary=vocabulary, max_ngrams_per_pair=c,
                 release_snapshot_keys=False,
             )
             only = float(np.median([union_only(graph).model.perplexity(held) for _ in range(args.runs)]))
@@ -147,8 +147,8 @@ def units_table(private_rows, snapshot_rows, held, args, *, text, analyzer, alon
                  dpg.polars.person_unit("sender", "recipient", max_messages=bound, neighbouring="add_remove")):
         cells, medians = [], []
         for epsilon in args.epsilons:
-            outs = [dpg.text.private_language_model(private_rows, unit=unit, epsilon=epsilon, snapshot=snapshot_rows, text=text,
-                                                    analyzer=analyzer, delta=DELTA) for _ in range(args.runs)]
+            outs = [dpg.text.private_language_model(private_rows, unit=unit, privacy_loss=dp.loss_of(epsilon=epsilon, delta=DELTA), snapshot=snapshot_rows, text=text,
+                                                    analyzer=analyzer) for _ in range(args.runs)]
             value = float(np.median([o.model.perplexity(held) for o in outs]))
             medians.append(value)
             cells.append(f"ε = {epsilon:g}: {value:.1f} ({closed(value):.0%})")
@@ -177,7 +177,7 @@ def pufferfish_row(public_graph, private_graph, snapshot_counts, vocabulary, hel
     cells, medians = [], []
     for epsilon in args.epsilons:
         release = T.make_ngram_count_release((dpg.graph_domain(labeled=True), dpg.pufferfish_distance(binomial)), by_order,
-                                             max_ngrams_per_edge=1, joint=True, rho=dpg.zcdp_budget(epsilon, DELTA))
+                                             max_ngrams_per_edge=1, joint=True, privacy_loss=dp.loss_of(rho=dpg.zcdp_budget(epsilon, DELTA)))
         values = []
         for _ in range(args.runs):
             out = release(private_graph)

@@ -235,7 +235,7 @@ def main(argv=None) -> None:
         }
 
         def budget(eps):
-            return {"epsilon": eps} if noise == "laplace" else {"rho": dpg.zcdp_budget(eps, DELTA)}
+            return {"privacy_loss": dp.loss_of(epsilon=eps) if noise == "laplace" else dp.loss_of(rho=dpg.zcdp_budget(eps, DELTA))}
 
         snapshot_model = T.NGramModel.from_counts(public_counts, order=order, vocabulary=words)
 

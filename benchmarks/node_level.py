@@ -83,7 +83,7 @@ def evaluate(graph, candidates, runs: int, epsilon: float = 1.0, postprocess: st
     estimate = int(float(f"{n:.2g}"))
     for label, metric, domain, public_n in notions:
         meas = dpg.make_private_degree_distribution(
-            domain, metric, epsilon, candidates, num_nodes=public_n, postprocess=postprocess,
+            domain, metric, dp.loss_of(epsilon=epsilon), candidates, num_nodes=public_n, postprocess=postprocess,
             expected_nodes=None if public_n is not None else estimate,
         )
         start = time.perf_counter()

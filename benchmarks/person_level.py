@@ -36,7 +36,7 @@ def releases(log, of, runs, *, max_contribution, caps=None, epsilon=1.0):
     import opendp_graph as dpg
 
     meas = dpg.polars.make_private_total(
-        dpg.polars.message_log_domain(), dpg.polars.person_log_distance(), epsilon,
+        dpg.polars.message_log_domain(), dpg.polars.person_log_distance(), dp.loss_of(epsilon=epsilon),
         max_contribution=max_contribution, caps=caps, of=of, beta=0.1,
     )
     return [meas(log) for _ in range(runs)]
@@ -98,7 +98,7 @@ def point_estimates(name, log, of, ladder, runs, epsilon=1.0):
         exact[cap] = exact_median_error(bias, scale, 100 * (truth + scale)) / truth
         sampled[cap] = float(np.median([abs(meas(log) - truth) for _ in range(runs)])) / truth
     best_cap = min(exact, key=exact.get)
-    point = dpg.polars.make_private_total_estimate(*space, epsilon, caps=ladder, of=of, beta=0.1)
+    point = dpg.polars.make_private_total_estimate(*space, dp.loss_of(epsilon=epsilon), caps=ladder, of=of, beta=0.1)
     out = [point(log) for _ in range(10 * runs)]
     error = float(np.median([abs(r.estimate - truth) for r in out])) / truth
     first = float(np.median([abs(r.estimate - truth) for r in out[:runs]])) / truth
@@ -209,7 +209,7 @@ def monthly(name, log, months, runs, max_contribution, caps, epsilon=1.0):
     parts = [log.within(a, b) for a, b in zip(bounds, bounds[1:])]
     truth = np.array([p.num_messages for p in parts], dtype=float)
     share = epsilon / len(months)
-    composed = dpg.polars.make_private_total(*space, share, max_contribution=max_contribution, caps=caps, beta=0.1)
+    composed = dpg.polars.make_private_total(*space, dp.loss_of(epsilon=share), max_contribution=max_contribution, caps=caps, beta=0.1)
     baseline = [np.median([abs(composed(p).estimate - t) / t for p, t in zip(parts, truth)]) for _ in range(max(3, runs // 10))]
     import opendp.prelude as dp
 
@@ -220,7 +220,7 @@ def monthly(name, log, months, runs, max_contribution, caps, epsilon=1.0):
         meas = vector >> dp.m.then_laplace(scale=scale)
         fixed[cap] = float(np.median([np.median(np.abs(np.array(meas(log)) - truth) / truth) for _ in range(runs)]))
     best = min(fixed, key=fixed.get)
-    windows = dpg.polars.make_private_window_totals(*space, epsilon, windows=bounds, caps=caps, beta=0.1)
+    windows = dpg.polars.make_private_window_totals(*space, dp.loss_of(epsilon=epsilon), windows=bounds, caps=caps, beta=0.1)
     out = [windows(log) for _ in range(runs)]
     errors = [np.median(np.abs(np.array(r.estimates) - truth) / truth) for r in out]
     covered = np.mean([[lo <= t <= up for lo, t, up in zip(r.lower, truth, r.upper)] for r in out])
@@ -305,7 +305,7 @@ def degree_distribution(name, log, roster, candidates, runs, epsilon=1.0):
 
     def median_error(cands):
         meas = to_graph >> dpg.make_private_degree_distribution(
-            to_graph.output_domain, to_graph.output_metric, epsilon, cands, num_nodes=n)
+            to_graph.output_domain, to_graph.output_metric, dp.loss_of(epsilon=epsilon), cands, num_nodes=n)
         out = [meas(log) for _ in range(runs)]
         return float(np.median([error(r.histogram, true) for r in out])), sorted(r.theta for r in out)
 
@@ -383,7 +383,7 @@ def choice_at_budgets(name, log, roster, candidates, epsilons=(3.0, 10.0), runs=
         fixed = {}
         for theta in candidates:
             meas = to_graph >> dpg.make_private_degree_distribution(
-                to_graph.output_domain, to_graph.output_metric, eps, [theta], num_nodes=n)
+                to_graph.output_domain, to_graph.output_metric, dp.loss_of(epsilon=eps), [theta], num_nodes=n)
             fixed[theta] = float(np.median([error(meas(log).histogram, true) for _ in range(runs)]))
         best = min(fixed.values())
         scores, _ = _real_scores(
@@ -430,7 +430,7 @@ def message_count_histogram(name, log, roster, candidates, runs, epsilon=1.0):
     print(f"\n{name}: messages per person (direct and to oneself), {n:,} people; the busiest has {counts.max():,}")
 
     def median_error(cands):
-        meas = dpg.polars.make_private_message_count_histogram(*space, epsilon, cands, roster=roster)
+        meas = dpg.polars.make_private_message_count_histogram(*space, dp.loss_of(epsilon=epsilon), cands, roster=roster)
         out = [meas(log) for _ in range(runs)]
         return float(np.median([error(r.histogram, true) for r in out])), sorted(r.theta for r in out)
 

@@ -65,8 +65,8 @@ def compare(name, public_rows, private_rows, text, analyze, num_topics, args, ge
     print(line)
     space = dpg.graph_domain(labeled=True), dpg.edge_distance()
     for epsilon in args.epsilons:
-        meas = T.make_private_topics(*space, epsilon, num_topics=num_topics, snapshot_counts=snapshot_counts,
-                                     vocabulary=vocabulary, max_pairs_per_edge=args.c, delta=DELTA)
+        meas = T.make_private_topics(*space, dp.loss_of(epsilon=epsilon, delta=DELTA), num_topics=num_topics, snapshot_counts=snapshot_counts,
+                                     vocabulary=vocabulary, max_pairs_per_edge=args.c)
         outs = [meas(private_graph) for _ in range(args.runs)]
         cells = [f"recovers {np.median([recovered(o.topics) for o in outs]):.0f} "
                  f"({min(recovered(o.topics) for o in outs)}–{max(recovered(o.topics) for o in outs)})"]

@@ -211,7 +211,7 @@ def run(
     fit_seconds = time.perf_counter() - t1
     models["Edge-level"] = EdgeLevelModel()
     models["Group (trivial quilt)"] = MarkovQuiltModel.for_graph(g)
-    models["Binomial (DP fit)"] = BinomialModel.fit_dp(g, fit_epsilon, vocabulary=vocab, max_labels_per_edge=c)
+    models["Binomial (DP fit)"] = BinomialModel.fit_dp(g, dp.loss_of(epsilon=fit_epsilon), vocabulary=vocab, max_labels_per_edge=c)
     log(f"fitted Binomial, Global, Conditional and their W in {fit_seconds:.2f} s")
 
     table1 = [dict(r) for r in models["Conditional"].wasserstein().table]

@@ -22,7 +22,7 @@ Under :func:`~opendp_graph.node_insertion_distance` (unbounded node DP) the rele
 sensitivity is ``θ + 1`` (Day, Li & Lyu, SIGMOD 2016, §4); under
 :func:`~opendp_graph.node_distance` (rewiring) it is ``2θ``.
 
-With ``rho=`` instead of ``epsilon`` both parts are zCDP: OpenDP's Gaussian on the ℓ2 form of
+With ``privacy_loss=dp.loss_of(rho=ρ)`` both parts are zCDP: OpenDP's Gaussian on the ℓ2 form of
 the cumulative histogram (its rule in :mod:`opendp_graph.transformations.degrees`) and OpenDP's
 noisy max under ``zero_concentrated_divergence``, composed in ρ by the same compositor.
 """
@@ -38,7 +38,7 @@ import numpy as np
 import opendp.prelude as dp
 from scipy.optimize import isotonic_regression, lsq_linear
 
-from ..core._checks import budget_share, integer_at_least, positive_budget, positive_finite, positive_integer
+from ..core._checks import budget_share, integer_at_least, positive_finite, positive_integer, privacy_budget
 from ..core.domains import graph_domain_descriptor
 from ..core.metrics import metric_descriptor
 from ..transformations.degrees import then_cumulative_degree_histogram, then_degree_histogram
@@ -241,7 +241,7 @@ class DegreeDistributionRelease:
     noise_scale: float
     noise: str = "discrete_laplace"
     """OpenDP's noise law: ``"discrete_laplace"`` (``noise_scale`` its scale) or, for a zCDP
-    release (``rho=``), ``"discrete_gaussian"`` (``noise_scale`` its σ)."""
+    release (``dp.loss_of(rho=...)``), ``"discrete_gaussian"`` (``noise_scale`` its σ)."""
 
     @property
     def expected_noise_l1(self) -> float:
@@ -298,10 +298,9 @@ def _release_chain(input_domain: dp.Domain, input_metric: dp.Metric, theta: int,
 def make_private_degree_distribution(
     input_domain: dp.Domain,
     input_metric: dp.Metric,
-    epsilon: float | None,
+    privacy_loss: tuple[Any, Any],
     candidates,
     *,
-    rho: float | None = None,
     selection_share: float = 0.1,
     scoring_bound: int | None = None,
     num_nodes: int | None = None,
@@ -316,8 +315,9 @@ def make_private_degree_distribution(
     :param input_domain: a :func:`~opendp_graph.graph_domain`.
     :param input_metric: :func:`~opendp_graph.node_insertion_distance` (add/remove a node),
         :func:`~opendp_graph.node_distance` (rewire a node), or any metric the projection supports.
-    :param epsilon: the whole budget (selection and release), pure ε; ``None`` with ``rho``.
-    :param rho: instead of ``epsilon``, a zCDP budget: the release is then OpenDP's Gaussian on
+    :param privacy_loss: the whole budget (selection and release), OpenDP's pair as ``dp.Context``
+        takes it: ``dp.loss_of(epsilon=ε)`` (pure ε-DP, OpenDP's Laplace), or
+        ``dp.loss_of(rho=ρ)``, a zCDP budget: the release is then OpenDP's Gaussian on
         the ℓ2 form of the cumulative histogram (``then_cumulative_degree_histogram(...,
         output_metric=dp.l2_distance(T=dp.f64))``), the selection OpenDP's noisy max under
         ``zero_concentrated_divergence``, composed by OpenDP's adaptive compositor in ρ; convert
@@ -369,21 +369,20 @@ def make_private_degree_distribution(
     >>> import opendp.prelude as dp, opendp_graph as dpg
     >>> dp.enable_features("contrib", "honest-but-curious")
     >>> meas = dpg.make_private_degree_distribution(
-    ...     dpg.graph_domain(), dpg.node_insertion_distance(), epsilon=1.0, candidates=[4, 8, 16])
+    ...     dpg.graph_domain(), dpg.node_insertion_distance(), privacy_loss=dp.loss_of(epsilon=1.0), candidates=[4, 8, 16])
     >>> round(meas.map(1), 6) <= 1.0
     True
     >>> zcdp = dpg.make_private_degree_distribution(
-    ...     dpg.graph_domain(), dpg.node_insertion_distance(), None, candidates=[4, 8, 16], rho=0.5)
+    ...     dpg.graph_domain(), dpg.node_insertion_distance(), dp.loss_of(rho=0.5), candidates=[4, 8, 16])
     >>> zcdp.output_measure, zcdp.map(1) <= 0.5
     (ZeroConcentratedDivergence, True)
     """
     dp.assert_features("contrib", "honest-but-curious")
     descriptor = graph_domain_descriptor(input_domain)
     metric_descriptor(input_metric)
-    if (epsilon is None) == (rho is None):
-        raise ValueError("give exactly one budget: epsilon (pure ε-DP) or rho= (zCDP)")
-    gaussian = rho is not None
-    budget = positive_budget("rho" if gaussian else "epsilon", rho if gaussian else epsilon)
+    spent = privacy_budget(privacy_loss, ("epsilon", "rho"), "make_private_degree_distribution")
+    gaussian = "rho" in spent
+    budget = spent["rho"] if gaussian else spent["epsilon"]
     thetas = _candidates(candidates)
     promised = descriptor.max_degree
     if promised is not None and promised >= 1:

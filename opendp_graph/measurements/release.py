@@ -60,7 +60,7 @@ def release(measurement: Any, data: Any) -> Any:
     >>> import opendp.prelude as dp, opendp_graph as dpg, polars as pl
     >>> dp.enable_features("contrib", "honest-but-curious")
     >>> meas = dpg.polars.make_private_total(
-    ...     dpg.polars.message_log_domain(), dpg.polars.person_log_distance(), 1.0, max_contribution=100)
+    ...     dpg.polars.message_log_domain(), dpg.polars.person_log_distance(), dp.loss_of(epsilon=1.0), max_contribution=100)
     >>> dpg.release(meas, pl.DataFrame({"sender": [1], "recipient": [2]}))
     Traceback (most recent call last):
     TypeError: expected a MessageLog (read the table once with dpg.polars.message_log(table)), got DataFrame

@@ -25,7 +25,7 @@ import numpy as np
 import opendp.prelude as dp
 
 from ..core._bias import state_bias
-from ..core._checks import budget_share, positive_budget, positive_finite, positive_integer
+from ..core._checks import budget_share, positive_budget, positive_finite, positive_integer, privacy_budget
 from ..measurements.degree_distribution import _candidates, choice_arguments, choose_bound_and_release
 from ._message_graph import _roster, roster_positions, tails_transformation
 from ._messages import MessageLog, _check_space, _person_count, require_log
@@ -273,7 +273,7 @@ def _histogram(size: int, max_count: int) -> dp.Transformation:
 def make_private_message_count_histogram(
     input_domain: dp.Domain,
     input_metric: dp.Metric,
-    epsilon: float,
+    privacy_loss: tuple[Any, Any],
     candidates,
     *,
     roster: Any,
@@ -306,14 +306,14 @@ def make_private_message_count_histogram(
     >>> import opendp.prelude as dp, opendp_graph as dpg
     >>> dp.enable_features("contrib", "honest-but-curious")
     >>> meas = dpg.polars.make_private_message_count_histogram(
-    ...     dpg.polars.message_log_domain(), dpg.polars.person_log_distance(), 1.0, [4, 8],
+    ...     dpg.polars.message_log_domain(), dpg.polars.person_log_distance(), dp.loss_of(epsilon=1.0), [4, 8],
     ...     roster=list(range(100)))
     >>> meas.map(1) <= 1.0
     True
     """
     dp.assert_features("contrib", "honest-but-curious")
     _check_space(input_domain, input_metric)
-    epsilon = positive_budget("epsilon", epsilon)
+    epsilon = privacy_budget(privacy_loss, ("epsilon",), "make_private_message_count_histogram")["epsilon"]
     ks = _candidates(candidates)
     share = budget_share("selection_share", selection_share)
     people = _roster(roster)

@@ -55,7 +55,7 @@ import numpy as np
 import opendp.prelude as dp
 
 from ..core._bias import state_bias
-from ..core._checks import float_at_most, open_probability, positive_finite, positive_integer
+from ..core._checks import float_at_most, open_probability, positive_finite, positive_integer, privacy_budget
 from ..core._frozen import frozen
 from ..measurements.accuracy import attach_choice_accuracy
 from ..transformations import then
@@ -936,7 +936,7 @@ def _rungs(top: int) -> tuple[float, ...]:
 def make_private_total(
     input_domain: dp.Domain,
     input_metric: dp.Metric,
-    epsilon: float,
+    privacy_loss: tuple[Any, Any],
     *,
     max_contribution: int,
     caps: Any = None,
@@ -949,7 +949,7 @@ def make_private_total(
 
     :param input_domain: :func:`message_log_domain`.
     :param input_metric: :func:`person_log_distance`.
-    :param epsilon: the whole budget.
+    :param privacy_loss: the budget, ``dp.loss_of(epsilon=ε)`` (OpenDP's pair, as ``dp.Context`` takes it): the whole budget.
     :param max_contribution: a public bound on what one person may hold of the total, in the
         units of :meth:`MessageLog.load` for that ``of``: messages a person sent or received;
         for ``"deliveries"`` the recipients of those messages summed; for ``"words"`` their
@@ -999,13 +999,13 @@ def make_private_total(
     >>> dp.enable_features("contrib", "honest-but-curious")
     >>> meas = dpg.polars.make_private_total(
     ...     dpg.polars.message_log_domain(), dpg.polars.person_log_distance(),
-    ...     epsilon=1.0, max_contribution=1000)
+    ...     privacy_loss=dp.loss_of(epsilon=1.0), max_contribution=1000)
     >>> round(meas.map(1), 9)
     1.0
     """
     dp.assert_features("contrib", "honest-but-curious")
     _check_space(input_domain, input_metric)
-    positive_finite("epsilon", epsilon)
+    epsilon = privacy_budget(privacy_loss, ("epsilon",), "make_private_total")["epsilon"]
     open_probability("beta", beta)
     people = _person_count(d_in)
     if people == 0:

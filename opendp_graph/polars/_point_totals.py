@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 import opendp.prelude as dp
 
-from ..core._checks import budget_share, open_probability, positive_budget
+from ..core._checks import budget_share, open_probability, positive_budget, privacy_budget
 from ._messages import (
     LP_TOLERANCE,
     MessageLog,
@@ -153,7 +153,7 @@ class TotalEstimate:
 def make_private_total_estimate(
     input_domain: dp.Domain,
     input_metric: dp.Metric,
-    epsilon: float,
+    privacy_loss: tuple[Any, Any],
     *,
     caps: Any,
     of: str = "messages",
@@ -167,7 +167,7 @@ def make_private_total_estimate(
 
     :param input_domain: :func:`~opendp_graph.polars.message_log_domain`.
     :param input_metric: :func:`~opendp_graph.polars.person_log_distance`.
-    :param epsilon: the whole budget (choice and release).
+    :param privacy_loss: the budget, ``dp.loss_of(epsilon=ε)`` (OpenDP's pair, as ``dp.Context`` takes it): the whole budget (choice and release).
     :param caps: public candidate caps, increasing (what one person may hold of the total, in
         the units of :meth:`~opendp_graph.polars.MessageLog.load`); a short ladder around the
         busiest people's expected loads (e.g. ``[256, 512, 1024, 2048]`` messages). The top one
@@ -194,7 +194,7 @@ def make_private_total_estimate(
     >>> dp.enable_features("contrib", "honest-but-curious")
     >>> meas = dpg.polars.make_private_total_estimate(
     ...     dpg.polars.message_log_domain(), dpg.polars.person_log_distance(),
-    ...     epsilon=1.0, caps=[4, 8, 16])
+    ...     privacy_loss=dp.loss_of(epsilon=1.0), caps=[4, 8, 16])
     >>> meas.map(1) <= 1.0
     True
     >>> log = dpg.polars.message_log(dpg.datasets.synthetic_chat_log())
@@ -204,7 +204,7 @@ def make_private_total_estimate(
     """
     dp.assert_features("contrib", "honest-but-curious")
     _check_space(input_domain, input_metric)
-    epsilon = positive_budget("epsilon", epsilon)
+    epsilon = privacy_budget(privacy_loss, ("epsilon",), "make_private_total_estimate")["epsilon"]
     share = budget_share("selection_share", selection_share)
     beta = open_probability("beta", beta)
     people = _person_count(d_in)

@@ -34,7 +34,7 @@ import numpy as np
 import opendp.prelude as dp
 
 from ..core._bias import state_bias
-from ..core._checks import budget_share, open_probability, positive_budget
+from ..core._checks import budget_share, open_probability, positive_budget, privacy_budget
 from ._messages import (
     LP_TOLERANCE, MessageLog, _caps, _check_space, _kind, _person_count, _round_up, capped_bias, capped_total, laplace_at_each_cap,
     release_at_chosen_cap, require_log, selection_budget, unit_ladder,
@@ -168,7 +168,7 @@ class WindowTotalsRelease:
 def make_private_window_totals(
     input_domain: dp.Domain,
     input_metric: dp.Metric,
-    epsilon: float,
+    privacy_loss: tuple[Any, Any],
     *,
     windows: Any,
     caps: Any,
@@ -182,7 +182,7 @@ def make_private_window_totals(
 
     :param input_domain: :func:`~opendp_graph.polars.message_log_domain`.
     :param input_metric: :func:`~opendp_graph.polars.person_log_distance`.
-    :param epsilon: the whole budget (selection and release).
+    :param privacy_loss: the budget, ``dp.loss_of(epsilon=ε)`` (OpenDP's pair, as ``dp.Context`` takes it): the whole budget (selection and release).
     :param windows: ``W + 1`` increasing public time boundaries (datetimes, dates or ISO text);
         window ``w`` is ``[windows[w], windows[w+1])``. The log needs a time column.
     :param caps: public candidate caps per person and window, increasing (e.g. ``[16, 32, 64,
@@ -208,14 +208,14 @@ def make_private_window_totals(
     >>> import opendp.prelude as dp, opendp_graph as dpg
     >>> dp.enable_features("contrib", "honest-but-curious")
     >>> meas = dpg.polars.make_private_window_totals(
-    ...     dpg.polars.message_log_domain(), dpg.polars.person_log_distance(), epsilon=1.0,
+    ...     dpg.polars.message_log_domain(), dpg.polars.person_log_distance(), privacy_loss=dp.loss_of(epsilon=1.0),
     ...     windows=["2020-01-01", "2020-02-01", "2020-03-01"], caps=[8, 16, 32])
     >>> meas.map(1) <= 1.0
     True
     """
     dp.assert_features("contrib", "honest-but-curious")
     _check_space(input_domain, input_metric)
-    epsilon = positive_budget("epsilon", epsilon)
+    epsilon = privacy_budget(privacy_loss, ("epsilon",), "make_private_window_totals")["epsilon"]
     beta = open_probability("beta", beta)
     share = budget_share("selection_share", selection_share)
     people = _person_count(d_in)

@@ -47,7 +47,7 @@ import opendp.prelude as dp
 import scipy.sparse as sp
 
 from ..core._bias import state_bias
-from ..core._checks import not_a_graph, open_probability, positive_finite, positive_integer, property_names
+from ..core._checks import not_a_graph, open_probability, positive_integer, privacy_budget, property_names
 from ..core.domains import graph_domain
 from ..core.graph import Graph
 from ..core.metrics import edge_label_distance, integer_d_in
@@ -127,7 +127,7 @@ def make_binomial_statistics(structure: Graph, max_labels_per_edge: int, vocabul
 
 def binomial_parameters_dp(
     graph: Graph,
-    epsilon: float,
+    privacy_loss: tuple[Any, Any],
     *,
     vocabulary: Any,
     max_labels_per_edge: int,
@@ -141,7 +141,8 @@ def binomial_parameters_dp(
     conservative ``W``.
 
     :param graph: the private labelled graph (its structure is public).
-    :param epsilon: the fit's own privacy budget (added to whatever the release spends).
+    :param privacy_loss: the fit's own budget, ``dp.loss_of(epsilon=ε)`` (added to whatever the
+        release spends).
     :param vocabulary: the public properties the model (and the release) are about.
     :param max_labels_per_edge: ``c``, as in the release; the model describes the truncated labelling.
     :param beta: failure probability of the conservative bound.
@@ -151,7 +152,7 @@ def binomial_parameters_dp(
         raise TypeError(not_a_graph(graph))
     if not graph.is_labeled:
         raise TypeError("graph must be a labeled opendp_graph.Graph")
-    positive_finite("epsilon", epsilon)
+    epsilon = privacy_budget(privacy_loss, ("epsilon",), "fit_dp")["epsilon"]
     open_probability("beta", beta)
     vocab = _check_vocabulary(vocabulary)
     stats_t = make_binomial_statistics(graph, max_labels_per_edge, vocab)

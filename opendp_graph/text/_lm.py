@@ -37,8 +37,10 @@ import random
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, TextIO
 
+from ..core._frozen import frozen
 from ._release import NOISES, NGramRelease
 from ._tokens import BOS, EOS, UNK
 
@@ -160,6 +162,7 @@ class _Scoring:
         return out
 
 
+@frozen(": build another model with NGramModel.from_counts")
 class NGramModel(_Scoring):
     """An interpolated Kneser–Ney n-gram model (module docstring).
 
@@ -188,13 +191,25 @@ class NGramModel(_Scoring):
             raise ValueError("from_release sets the threshold from the release's noise; use from_counts to set it by hand")
         return cls.from_counts(release.counts, order=order or max(release.scales), threshold=threshold, **kwargs)
 
+    order: int
+    vocabulary: tuple[str, ...]
+    _vocab: frozenset[str]
+    _probs: Mapping[tuple[str, ...], float]
+    _backoffs: Mapping[tuple[str, ...], float]
+    _uniform: float
+
     def __init__(self, order: int, vocabulary: Sequence[str], probs: dict, backoffs: dict):
-        self.order = order
-        self.vocabulary = tuple(vocabulary)
-        self._vocab = set(self.vocabulary)
-        self._probs = probs  # (h..., w) → P(w | h) for listed n-grams (interpolated)
-        self._backoffs = backoffs  # h → λ(h), the weight of the lower order
-        self._uniform = 1.0 / len(self.vocabulary)
+        # frozen (core/_frozen.py): a released model is a value, and its tables are read-only views
+        set_field = object.__setattr__
+        set_field(self, "order", order)
+        set_field(self, "vocabulary", tuple(vocabulary))
+        set_field(self, "_vocab", frozenset(self.vocabulary))
+        set_field(self, "_probs", MappingProxyType(dict(probs)))  # (h..., w) → P(w | h) for listed n-grams (interpolated)
+        set_field(self, "_backoffs", MappingProxyType(dict(backoffs)))  # h → λ(h), the weight of the lower order
+        set_field(self, "_uniform", 1.0 / len(self.vocabulary))
+
+    def __reduce__(self):  # pickled as its constructor's arguments (a read-only view does not pickle)
+        return type(self), (self.order, self.vocabulary, dict(self._probs), dict(self._backoffs))
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -335,6 +350,7 @@ class NGramModel(_Scoring):
             target.write(text)
 
 
+@frozen(": build another mixture with mixture(models, weights)")
 class MixtureModel(_Scoring):
     """A linear mixture of n-gram models over one vocabulary: ``P(w | h) = Σ μᵢ · Pᵢ(w | h)``
     (Jelinek & Mercer's interpolation of whole models). Post-processing of the models.
@@ -359,11 +375,17 @@ class MixtureModel(_Scoring):
     (True, 1.0)
     """
 
+    models: tuple[NGramModel, ...]
+    weights: tuple[float, ...]
+    vocabulary: tuple[str, ...]
+    order: int
+
     def __init__(self, models: Sequence[NGramModel], weights: Sequence[float]):
-        self.models = tuple(models)
-        self.weights = tuple(float(w) for w in weights)
-        self.vocabulary = self.models[0].vocabulary
-        self.order = max(m.order for m in self.models)
+        set_field = object.__setattr__  # frozen (core/_frozen.py), as NGramModel
+        set_field(self, "models", tuple(models))
+        set_field(self, "weights", tuple(float(w) for w in weights))
+        set_field(self, "vocabulary", self.models[0].vocabulary)
+        set_field(self, "order", max(m.order for m in self.models))
 
     def prob(self, word: str, history: Sequence[str] = ()) -> float:
         """``Σ μᵢ · Pᵢ(word | history)``."""

@@ -39,7 +39,7 @@ from typing import Any, NamedTuple
 
 import opendp.prelude as dp
 
-from ..core._checks import open_probability, positive_budget, positive_integer
+from ..core._checks import open_probability, positive_budget, positive_integer, privacy_budget
 from ..measurements._context import zcdp_budget
 from ..measurements.threshold import calibrate_gaussian_threshold, make_corrected_gaussian_threshold
 from ..transformations.labels import make_label_count_map
@@ -91,13 +91,12 @@ def _snapshot_counts(counts: Any) -> dict[str, float]:
 def make_private_language_model(
     input_domain: dp.Domain,
     input_metric: dp.Metric,
-    epsilon: float,
+    privacy_loss: tuple[Any, Any],
     *,
     snapshot_counts: Mapping[str, float],
     vocabulary: Any,
     max_ngrams_per_pair: int = 16,
     order: int = 2,
-    delta: float = 1e-6,
     weight: float = 0.3,
     release_snapshot_keys: bool = True,
 ) -> dp.Measurement:
@@ -108,14 +107,15 @@ def make_private_language_model(
         private period, with the public ``vocabulary``, orders ``1 … order``).
     :param input_metric: :func:`~opendp_graph.edge_distance` (one pair's messages), or the other
         metrics :func:`~opendp_graph.make_label_count_map` accepts (group, edge-label).
-    :param epsilon: the whole ``ε`` (choice-free: one release).
+    :param privacy_loss: the whole budget, ``dp.loss_of(epsilon=ε, delta=δ)`` (OpenDP's pair, as
+        ``dp.Context`` takes it; choice-free: one release). Half of ``δ`` goes to the zCDP
+        conversion, half to the threshold.
     :param snapshot_counts: the public snapshot's per-message n-gram counts
         (:func:`~opendp_graph.text.ngram_counts`, orders ``1 … order``, the vocabulary folded).
     :param vocabulary: the public word list both models predict (e.g. the snapshot's words seen twice).
     :param max_ngrams_per_pair: ``c``, the most n-grams one pair contributes (the first ``c`` of
         its label set in the package's order: the rest is left out, and said so).
     :param order: the model's order (the labels must include every order up to it).
-    :param delta: the whole ``δ``: half to the zCDP conversion, half to the threshold.
     :param weight: the private model's public weight in the mixture, in ``(0, 1)`` (module docstring).
     :param release_snapshot_keys: release the snapshot's keys (module docstring) without the
         threshold (default), or only what clears it.
@@ -149,15 +149,15 @@ def make_private_language_model(
     >>> dp.enable_features("contrib", "honest-but-curious")
     >>> snapshot = {"gas": 3.0, "prices": 2.0, "</s>": 3.0, "<s> gas": 3.0, "gas prices": 2.0, "prices </s>": 2.0}
     >>> meas = dpg.text.make_private_language_model(
-    ...     dpg.graph_domain(labeled=True), dpg.edge_distance(), 1.0,
+    ...     dpg.graph_domain(labeled=True), dpg.edge_distance(), dp.loss_of(epsilon=1.0, delta=1e-6),
     ...     snapshot_counts=snapshot, vocabulary=["gas", "prices"])
     >>> eps, delta = meas.map(1)
     >>> eps <= 1.0 and delta <= 1e-6
     True
     """
     dp.assert_features("contrib", "honest-but-curious")
-    epsilon = positive_budget("epsilon", epsilon)
-    delta = open_probability("delta", delta)
+    spent = privacy_budget(privacy_loss, ("epsilon, delta",), "make_private_language_model")
+    epsilon, delta = spent["epsilon"], spent["delta"]
     c = positive_integer("max_ngrams_per_pair", max_ngrams_per_pair)
     if c > 2**32 - 1:  # OpenDP's label-count map holds c as a u32
         raise ValueError(f"max_ngrams_per_pair must be below 2**32, got {c!r}")
@@ -409,10 +409,9 @@ def private_language_model(
     log: Any,
     *,
     unit: Any,
-    epsilon: float,
+    privacy_loss: tuple[Any, Any],
     snapshot: Any,
     text: str = "text",
-    delta: float = 1e-6,
     analyzer: Any = None,
     min_count: int = 2,
     max_ngrams_per_pair: int = 16,
@@ -436,12 +435,12 @@ def private_language_model(
         a person is in, and the log needs a ``message_id`` column). A pair unit's ``max_messages``
         bound, if any, is checked on the log but not needed: a pair's n-grams are counted once,
         whatever its number of messages.
-    :param epsilon: the whole ``ε`` for one unit.
+    :param privacy_loss: the whole budget for one unit, ``dp.loss_of(epsilon=ε, delta=δ)``
+        (OpenDP's pair, as ``dp.Context`` takes it).
     :param snapshot: the **public** snapshot: a list of texts (one per message) or a Polars frame
         with the ``text`` column (rows sharing a ``message_id`` are one message). Its words seen at
         least ``min_count`` times are the model's vocabulary (public); everything else is ``<unk>``.
     :param text: the text column of ``log`` (and of a frame ``snapshot``).
-    :param delta: the whole ``δ``.
     :param analyzer: the tokeniser (default :func:`~opendp_graph.text.make_analyzer`'s: scikit-learn's
         tokens, the ``text`` extra); the same for the snapshot and the log.
     :param min_count: how often a snapshot word must occur to be in the vocabulary.
@@ -497,7 +496,7 @@ def private_language_model(
     >>> dp.enable_features("contrib", "honest-but-curious")
     >>> log = pl.DataFrame({"sender": [1, 2, 3], "recipient": [2, 3, 1], "text": ["gas prices", "gas", "prices up"]})
     >>> out = dpg.text.private_language_model(
-    ...     log, unit=dpg.polars.edge_unit("sender", "recipient"), epsilon=1.0,
+    ...     log, unit=dpg.polars.edge_unit("sender", "recipient"), privacy_loss=dp.loss_of(epsilon=1.0, delta=1e-6),
     ...     snapshot=["gas prices", "gas prices up"], analyzer=str.split)
     >>> out.unit, out.epsilon <= 1.0, out.vocabulary
     ('edge', True, ('gas', 'prices'))
@@ -524,6 +523,7 @@ def private_language_model(
             f"a {unit.unit} unit is not one this route protects: use edge_unit, edge_group_unit, edge_content_unit "
             "or person_unit; Pufferfish is make_label_counts under pufferfish_distance (the language-model tutorial)"
         )
+    budget = privacy_budget(privacy_loss, ("epsilon, delta",), "private_language_model")
     per_message = positive_integer("max_ngrams_per_message", max_ngrams_per_message)
     if not isinstance(text, str):
         raise TypeError("text must be a column name (str)")
@@ -557,12 +557,12 @@ def private_language_model(
     snapshot_counts = ngram_counts(([w if w in known else "<unk>" for w in m if isinstance(w, str)] for m in tokens), range(1, order + 1))
     if person:
         measurement = _person_language_model(
-            unit, metric, epsilon, delta, snapshot_counts, words, per_message, order, weight
+            unit, metric, budget["epsilon"], budget["delta"], snapshot_counts, words, per_message, order, weight
         )
     else:
         measurement = make_private_language_model(
-            graph_domain(labeled=True), metric, epsilon, snapshot_counts=snapshot_counts, vocabulary=words,
-            max_ngrams_per_pair=max_ngrams_per_pair, order=order, delta=delta, weight=weight,
+            graph_domain(labeled=True), metric, privacy_loss, snapshot_counts=snapshot_counts, vocabulary=words,
+            max_ngrams_per_pair=max_ngrams_per_pair, order=order, weight=weight,
             release_snapshot_keys=release_snapshot_keys,
         )
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import opendp.prelude as dp
 
-from ..core._checks import open_probability, positive_budget, positive_integer
+from ..core._checks import positive_integer, privacy_budget
 from ._private_lm import label_union
 from ._topics import Topics, topics_from_cooccurrence
 from ..transformations import then
@@ -55,13 +55,12 @@ def _word_pair(key: Any) -> tuple[str, str] | None:
 def make_private_topics(
     input_domain: dp.Domain,
     input_metric: dp.Metric,
-    epsilon: float,
+    privacy_loss: tuple[Any, Any],
     *,
     num_topics: int,
     snapshot_counts: Mapping[str, float],
     vocabulary: Sequence[str],
     max_pairs_per_edge: int = 16,
-    delta: float = 1e-6,
     new_words: int = 100,
 ) -> dp.Measurement:
     """Topics of a private period's word co-occurrences per pair of people, ``(ε, δ)``-DP at one
@@ -71,14 +70,14 @@ def make_private_topics(
         of the private period with ``vocabulary=None`` (every word).
     :param input_metric: :func:`~opendp_graph.edge_distance` (one pair of people), or
         :func:`~opendp_graph.group_distance`, :func:`~opendp_graph.edge_label_distance`.
-    :param epsilon: the whole ``ε``.
+    :param privacy_loss: the whole budget, ``dp.loss_of(epsilon=ε, delta=δ)`` (OpenDP's pair, as
+        ``dp.Context`` takes it); half of ``δ`` to the zCDP conversion, half to the threshold.
     :param num_topics: how many topics.
     :param snapshot_counts: the public snapshot's co-occurrence counts (word pair → count, keys
         :func:`~opendp_graph.text.cooccurrence_key`), added to the released ones.
     :param vocabulary: the snapshot's words the topics are over (public: e.g. its most frequent).
     :param max_pairs_per_edge: ``c``, the most word pairs one pair of people contributes (the first
         ``c`` of its set in the package's order).
-    :param delta: the whole ``δ``: half to the zCDP conversion, half to the threshold.
     :param new_words: how many released words outside ``vocabulary`` the topics may use (those in
         the most released pairs).
 
@@ -94,14 +93,14 @@ def make_private_topics(
 
     >>> import opendp.prelude as dp, opendp_graph as dpg
     >>> dp.enable_features("contrib", "honest-but-curious")
-    >>> meas = dpg.text.make_private_topics(dpg.graph_domain(labeled=True), dpg.edge_distance(), 1.0, num_topics=1,
+    >>> meas = dpg.text.make_private_topics(dpg.graph_domain(labeled=True), dpg.edge_distance(), dp.loss_of(epsilon=1.0, delta=1e-6), num_topics=1,
     ...     snapshot_counts={"gas+price": 3.0}, vocabulary=["gas", "price"])
     >>> meas.map(1)[0] <= 1.0
     True
     """
     dp.assert_features("contrib", "honest-but-curious")
-    epsilon = positive_budget("epsilon", epsilon)
-    delta = open_probability("delta", delta)
+    spent = privacy_budget(privacy_loss, ("epsilon, delta",), "make_private_topics")
+    epsilon, delta = spent["epsilon"], spent["delta"]
     c = positive_integer("max_pairs_per_edge", max_pairs_per_edge)
     topics_wanted = positive_integer("num_topics", num_topics)
     extra = new_words if isinstance(new_words, int) and not isinstance(new_words, bool) and new_words >= 0 else None

@@ -24,7 +24,7 @@ from typing import Any
 import opendp.prelude as dp
 
 from ..core._bias import stated_bias, state_bias
-from ..core._checks import positive_budget, positive_finite, positive_integer
+from ..core._checks import positive_finite, positive_integer, privacy_budget
 from ..measurements.accuracy import attach_parts_accuracy
 from ..transformations.labels import l2_bound, monotonic_single_unit, then_label_counts
 from ..transformations import then
@@ -97,18 +97,17 @@ def make_ngram_count_release(
     keys: Mapping[int, Sequence[str]],
     *,
     max_ngrams_per_edge: int | Mapping[int, int] | None = None,
-    rho: float | None = None,
-    epsilon: float | None = None,
+    privacy_loss: tuple[Any, Any],
     d_in: Any = 1,
     shares: Mapping[int, float] | None = None,
     joint: bool = False,
 ) -> dp.Measurement:
     """The noisy counts of every n-gram order's public ``keys``, under one budget.
 
-    **Guarantee.** With ``rho``: ρ-zCDP at ``d_in``; each order ``n`` is OpenDP's Gaussian on an
+    **Guarantee.** With ``privacy_loss=dp.loss_of(rho=ρ)``: ρ-zCDP at ``d_in``; each order ``n`` is OpenDP's Gaussian on an
     ℓ2 count vector, calibrated to ``shares[n]·ρ``, and ``dp.c.make_composition`` adds the ρ
     (zCDP composes additively, Bun & Steinke 2016, Lemma 2.3; OpenDP's compositor applies it), so
-    the whole is ``Σ shares[n]·ρ = ρ``. With ``epsilon``: pure ε-DP the same way, with Laplace on
+    the whole is ``Σ shares[n]·ρ = ρ``. With ``dp.loss_of(epsilon=ε)``: pure ε-DP the same way, with Laplace on
     ℓ1 vectors. Under a Pufferfish metric the two compose as the package's Pufferfish releases do
     (sums of ε, or of ρ for Rényi Pufferfish: :mod:`opendp_graph.pufferfish.metric`). With
     ``joint=True`` the orders are one vector (every key, order by order) and one noise draw at
@@ -125,7 +124,9 @@ def make_ngram_count_release(
     :param keys: ``{order: [public n-grams of that order]}``; the released counts' keys.
     :param max_ngrams_per_edge: the per-edge cap ``c`` of ``then_label_counts`` (one number, or
         one per order), for a graph ``space``.
-    :param rho: the zCDP budget (Gaussian noise); or ``epsilon``: pure DP (Laplace noise).
+    :param privacy_loss: the budget, OpenDP's pair as ``dp.Context`` takes it:
+        ``dp.loss_of(rho=ρ)`` (zCDP, Gaussian noise) or ``dp.loss_of(epsilon=ε)`` (pure DP,
+        Laplace noise).
     :param d_in: the input distance the budget is for (1: one edge, person, …).
     :param shares: each order's fraction of the budget (default: equal; not with ``joint``).
     :param joint: one vector and one noise scale for every order (``space``: a graph space, or a
@@ -136,17 +137,16 @@ def make_ngram_count_release(
     >>> dp.enable_features("contrib", "honest-but-curious")
     >>> space = dpg.graph_domain(labeled=True), dpg.edge_distance()
     >>> keys = {1: ["gas", "power"], 2: ["gas power"], 3: ["<s> gas power"]}
-    >>> release = make_ngram_count_release(space, keys, max_ngrams_per_edge=4, rho=0.5)
+    >>> release = make_ngram_count_release(space, keys, max_ngrams_per_edge=4, privacy_loss=dp.loss_of(rho=0.5))
     >>> release.map(1) <= 0.5, round(release.map(1), 6)   # never above the budget
     (True, 0.5)
     """
     dp.assert_features("contrib", "honest-but-curious")
     by_order = _keys_by_order(keys)
     orders = list(by_order)
-    if (rho is None) == (epsilon is None):
-        raise ValueError("give exactly one budget: rho (zCDP, Gaussian noise) or epsilon (pure DP, Laplace noise)")
-    noise = "gaussian" if rho is not None else "laplace"
-    budget = positive_budget("rho" if rho is not None else "epsilon", rho if rho is not None else epsilon)
+    spent = privacy_budget(privacy_loss, ("rho", "epsilon"), "make_ngram_count_release")
+    noise = "gaussian" if "rho" in spent else "laplace"
+    budget = spent["rho"] if "rho" in spent else spent["epsilon"]
     if not isinstance(joint, bool):
         raise TypeError(f"joint must be a bool, got {joint!r}")
     if joint and shares is not None:

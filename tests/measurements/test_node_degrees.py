@@ -152,7 +152,7 @@ def test_planned_noise_is_the_public_formula():
 def test_release_spends_epsilon_once_and_answers():
     g = dpg.Graph.from_networkx(nx.barabasi_albert_graph(400, 3, seed=2))
     for metric in (dpg.node_insertion_distance(), dpg.node_distance()):
-        meas = dpg.make_private_degree_distribution(dpg.graph_domain(), metric, 1.0, [4, 8, 16])
+        meas = dpg.make_private_degree_distribution(dpg.graph_domain(), metric, dp.loss_of(epsilon=1.0), [4, 8, 16])
         assert meas.map(1) <= 1.0 and meas.map(1) > 0.999
         release = meas(g)
         assert release.theta in (4, 8, 16)
@@ -160,7 +160,7 @@ def test_release_spends_epsilon_once_and_answers():
         # the fitted tail moves mass above θ but keeps it
         assert math.isclose(release.histogram.sum(), dpg.fit_degree_histogram(release.noisy_cumulative, release.noise_scale, extend_tail=False).sum())
         assert release.expected_noise_l1 == (release.theta + 1) * release.noise_scale
-    single = dpg.make_private_degree_distribution(dpg.graph_domain(), dpg.node_insertion_distance(), 0.5, [8])
+    single = dpg.make_private_degree_distribution(dpg.graph_domain(), dpg.node_insertion_distance(), dp.loss_of(epsilon=0.5), [8])
     assert single.map(1) <= 0.5 and single(g).theta == 8
     assert math.isclose(single(g).noise_scale, 9 / 0.5, rel_tol=1e-6)  # θ + 1 over ε
 
@@ -169,16 +169,16 @@ def test_candidates_above_the_domain_degree_bound_become_the_bound():
     g = dpg.Graph.from_networkx(nx.barabasi_albert_graph(200, 2, seed=1))
     bound = int(g.max_degree)
     domain = dpg.graph_domain(max_degree=bound)
-    meas = dpg.make_private_degree_distribution(domain, dpg.node_insertion_distance(), 1.0, [4, bound + 10, bound + 40])
+    meas = dpg.make_private_degree_distribution(domain, dpg.node_insertion_distance(), dp.loss_of(epsilon=1.0), [4, bound + 10, bound + 40])
     assert meas(g).theta in (4, bound)
-    single = dpg.make_private_degree_distribution(domain, dpg.node_insertion_distance(), 1.0, [bound + 10])
+    single = dpg.make_private_degree_distribution(domain, dpg.node_insertion_distance(), dp.loss_of(epsilon=1.0), [bound + 10])
     assert math.isclose(single(g).noise_scale, bound + 1, rel_tol=1e-6)  # θ + 1 at θ = the bound, not more
 
 
 def test_release_with_a_public_node_count_sums_to_it():
     g = dpg.Graph.from_networkx(nx.barabasi_albert_graph(300, 2, seed=4))
     meas = dpg.make_private_degree_distribution(
-        dpg.graph_domain(num_nodes=300), dpg.node_distance(), 1.0, [4, 8], num_nodes=300
+        dpg.graph_domain(num_nodes=300), dpg.node_distance(), dp.loss_of(epsilon=1.0), [4, 8], num_nodes=300
     )
     assert math.isclose(meas(g).histogram.sum(), 300)
 
@@ -187,27 +187,27 @@ def test_release_refuses_bad_arguments_when_built():
     space = dpg.graph_domain(), dpg.node_insertion_distance()
     make = dpg.make_private_degree_distribution
     with pytest.raises(ValueError, match="num_nodes may only be given"):
-        make(*space, 1.0, [4], num_nodes=10)
+        make(*space, dp.loss_of(epsilon=1.0), [4], num_nodes=10)
     with pytest.raises(ValueError, match="positive integer"):
-        make(*space, 1.0, [0, 4])
+        make(*space, dp.loss_of(epsilon=1.0), [0, 4])
     with pytest.raises(ValueError, match="empty"):
-        make(*space, 1.0, [])
+        make(*space, dp.loss_of(epsilon=1.0), [])
     with pytest.raises(ValueError, match="epsilon"):
-        make(*space, 0.0, [4])
+        make(*space, dp.loss_of(epsilon=0.0), [4])
     with pytest.raises(ValueError, match="selection_share"):
-        make(*space, 1.0, [4, 8], selection_share=1.0)
+        make(*space, dp.loss_of(epsilon=1.0), [4, 8], selection_share=1.0)
     with pytest.raises(ValueError, match="scoring_bound"):
-        make(*space, 1.0, [4, 8], scoring_bound=6)
+        make(*space, dp.loss_of(epsilon=1.0), [4, 8], scoring_bound=6)
     with pytest.raises(ValueError, match="postprocess"):
-        make(*space, 1.0, [4, 8], postprocess="day")
+        make(*space, dp.loss_of(epsilon=1.0), [4, 8], postprocess="day")
     with pytest.raises(ValueError, match="needs no noise"):
-        make(dpg.graph_domain(labeled=True), dpg.edge_label_distance(), 1.0, [4])
+        make(dpg.graph_domain(labeled=True), dpg.edge_label_distance(), dp.loss_of(epsilon=1.0), [4])
     with pytest.raises(ValueError, match="one-dimensional"):
         dpg.fit_degree_histogram([[1.0, 2.0]], noise_scale=1.0)
     with pytest.raises(ValueError, match="d_in"):
         dpg.degree_distribution_noise(*space, 1.0, 4, num_nodes=10, d_in=0)
     with pytest.raises(TypeError, match="input_domain"):
-        make(dp.vector_domain(dp.atom_domain(T=float)), dpg.node_insertion_distance(), 1.0, [4])
+        make(dp.vector_domain(dp.atom_domain(T=float)), dpg.node_insertion_distance(), dp.loss_of(epsilon=1.0), [4])
 
 
 def test_release_stays_within_epsilon_after_rounding():
@@ -217,11 +217,11 @@ def test_release_stays_within_epsilon_after_rounding():
     for eps in (0.3, 0.7, 2.9):
         for share in (0.1, 0.9):
             for cands in ([2, 3], [4, 8, 16]):
-                assert dpg.make_private_degree_distribution(*space, eps, cands, selection_share=share).map(1) <= eps
+                assert dpg.make_private_degree_distribution(*space, dp.loss_of(epsilon=eps), cands, selection_share=share).map(1) <= eps
 
 
 def test_release_checks_the_domain_before_reading_the_graph():
-    meas = dpg.make_private_degree_distribution(dpg.graph_domain(max_degree=2), dpg.node_insertion_distance(), 1.0, [2, 4])
+    meas = dpg.make_private_degree_distribution(dpg.graph_domain(max_degree=2), dpg.node_insertion_distance(), dp.loss_of(epsilon=1.0), [2, 4])
     with pytest.raises(Exception, match="max_degree"):
         meas(dpg.Graph.from_edges([0, 0, 0], [1, 2, 3]))
 
@@ -245,7 +245,7 @@ class TestZCDPDegreeDistribution:
         import networkx as nx
 
         space = dpg.graph_domain(), dpg.node_insertion_distance()
-        meas = dpg.make_private_degree_distribution(*space, None, [8, 16], rho=0.5)
+        meas = dpg.make_private_degree_distribution(*space, dp.loss_of(rho=0.5), [8, 16])
         assert meas.output_measure == dp.zero_concentrated_divergence() and meas.map(1) <= 0.5
         acc = dpg.accuracy(meas)
         assert {a.noise for _, a in acc.choices} == {"discrete_gaussian"}
@@ -261,20 +261,22 @@ class TestZCDPDegreeDistribution:
         curve = dp.c.make_zCDP_to_approxDP(meas).map(1)
         assert 0 < curve.epsilon(1e-6) < 10
 
-    def test_one_budget_exactly(self):
+    def test_the_budget_is_openDPs_privacy_loss(self):
+        """One way to pass a budget (issue 42): dp.loss_of(epsilon=...) or dp.loss_of(rho=...)."""
         space = dpg.graph_domain(), dpg.node_insertion_distance()
-        with pytest.raises(ValueError, match="exactly one budget"):
-            dpg.make_private_degree_distribution(*space, 1.0, [8], rho=0.5)
-        with pytest.raises(ValueError, match="exactly one budget"):
-            dpg.make_private_degree_distribution(*space, None, [8])
-        with pytest.raises(ValueError):
-            dpg.make_private_degree_distribution(*space, None, [8], rho=-1.0)
+        with pytest.raises(TypeError, match=r"privacy_loss=dp.loss_of\(epsilon=...\) or dp.loss_of\(rho=...\)"):
+            dpg.make_private_degree_distribution(*space, 1.0, [8])
+        with pytest.raises(ValueError, match="got a budget in epsilon, delta"):
+            dpg.make_private_degree_distribution(*space, dp.loss_of(epsilon=1.0, delta=1e-6), [8])
+        with pytest.raises(ValueError, match="rho must be a positive finite number"):
+            dpg.make_private_degree_distribution(*space, dp.loss_of(rho=-1.0), [8])
+        assert dpg.make_private_degree_distribution(*space, dp.loss_of(rho=0.5), [8]).output_measure == dp.zero_concentrated_divergence()
 
 
 def test_the_bias_statement_is_silent_when_the_domain_bounds_degrees_below_every_candidate():
     """Red team, second round: on graph_domain(max_degree=5) the candidates 8 and 16 are clamped to
     5 and the projection keeps every edge, yet the release said "the nodes capped at θ"."""
-    harmless = dpg.make_private_degree_distribution(dpg.graph_domain(max_degree=5), dpg.node_distance(), 1.0, [8, 16])
+    harmless = dpg.make_private_degree_distribution(dpg.graph_domain(max_degree=5), dpg.node_distance(), dp.loss_of(epsilon=1.0), [8, 16])
     assert "drops nothing" in dpg.accuracy(harmless).bias and "capped at θ" not in dpg.accuracy(harmless).bias
-    binding = dpg.make_private_degree_distribution(dpg.graph_domain(max_degree=10), dpg.node_distance(), 1.0, [8, 16])
+    binding = dpg.make_private_degree_distribution(dpg.graph_domain(max_degree=10), dpg.node_distance(), dp.loss_of(epsilon=1.0), [8, 16])
     assert "capped at θ" in dpg.accuracy(binding).bias

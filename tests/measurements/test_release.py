@@ -12,7 +12,7 @@ dp.enable_features("contrib", "honest-but-curious")
 
 
 def test_a_check_inside_a_release_is_raised_as_itself():
-    meas = dpg.polars.make_private_total(dpg.polars.message_log_domain(), dpg.polars.person_log_distance(), 1.0, max_contribution=100)
+    meas = dpg.polars.make_private_total(dpg.polars.message_log_domain(), dpg.polars.person_log_distance(), dp.loss_of(epsilon=1.0), max_contribution=100)
     with pytest.raises(dp.OpenDPException):  # the plain call: an FFI trace
         meas(pl.DataFrame({"sender": [1], "recipient": [2]}))
     with pytest.raises(TypeError, match=r"^expected a MessageLog .* got DataFrame$") as info:

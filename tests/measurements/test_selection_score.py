@@ -135,7 +135,7 @@ def test_the_choice_prefers_the_candidate_with_less_bias_when_noise_is_cheap():
     edges = [(h, v) for h in range(3) for v in range(3 + 10 * h, 13 + 10 * h)]
     g = dpg.Graph.from_edges([u for u, _ in edges], [v for _, v in edges], num_nodes=40)
     domain, metric = dpg.graph_domain(num_nodes=40), dpg.node_distance()
-    cheap = dpg.make_private_degree_distribution(domain, metric, 1e5, [2, 16], num_nodes=40, d_in=2, selection_share=0.5)
+    cheap = dpg.make_private_degree_distribution(domain, metric, dp.loss_of(epsilon=1e5), [2, 16], num_nodes=40, d_in=2, selection_share=0.5)
     assert {cheap(g).theta for _ in range(5)} == {16}
 
 
@@ -143,13 +143,13 @@ def test_the_accuracy_statement_says_how_much_the_choice_can_tell_apart():
     """The choice's law is within exp(2n/β) of uniform: at ε = 1 on 20,000 nodes with θ up to
     256 the statement says the choice barely tells candidates apart; at ε = 100 it does not."""
     domain, metric = dpg.graph_domain(num_nodes=20_000), dpg.node_distance()
-    weak = dpg.accuracy(dpg.make_private_degree_distribution(domain, metric, 1.0, [32, 256], num_nodes=20_000))
+    weak = dpg.accuracy(dpg.make_private_degree_distribution(domain, metric, dp.loss_of(epsilon=1.0), [32, 256], num_nodes=20_000))
     assert "barely tell" in weak.selection and "= 2·n" in weak.selection
-    strong = dpg.accuracy(dpg.make_private_degree_distribution(domain, metric, 100.0, [32, 256], num_nodes=20_000))
+    strong = dpg.accuracy(dpg.make_private_degree_distribution(domain, metric, dp.loss_of(epsilon=100.0), [32, 256], num_nodes=20_000))
     assert "can tell apart" in strong.selection
     # the cost of measuring what the bound moves below θ: (Δ_θ + Δ_B)/(ε·share), Δ = 4θ per rewired node
     assert "32: 11,520 (0.58·n)" in weak.bias and "256: 20,480 (1·n)" in weak.bias
-    single = dpg.accuracy(dpg.make_private_degree_distribution(domain, metric, 1.0, [32], num_nodes=20_000))
+    single = dpg.accuracy(dpg.make_private_degree_distribution(domain, metric, dp.loss_of(epsilon=1.0), [32], num_nodes=20_000))
     assert single.selection is None and "the choice" not in str(single)
 
 
@@ -167,9 +167,9 @@ def test_the_choice_law_is_near_uniform_when_the_statement_says_so():
 def test_expected_nodes_is_checked_and_only_read_by_the_score():
     domain, metric = dpg.graph_domain(), dpg.node_insertion_distance()
     with pytest.raises(ValueError, match="expected_nodes"):
-        dpg.make_private_degree_distribution(domain, metric, 1.0, [4, 8], expected_nodes=0)
-    with_estimate = dpg.make_private_degree_distribution(domain, metric, 1.0, [4, 8], expected_nodes=1_000)
-    without = dpg.make_private_degree_distribution(domain, metric, 1.0, [4, 8])
+        dpg.make_private_degree_distribution(domain, metric, dp.loss_of(epsilon=1.0), [4, 8], expected_nodes=0)
+    with_estimate = dpg.make_private_degree_distribution(domain, metric, dp.loss_of(epsilon=1.0), [4, 8], expected_nodes=1_000)
+    without = dpg.make_private_degree_distribution(domain, metric, dp.loss_of(epsilon=1.0), [4, 8])
     assert with_estimate.map(1) == without.map(1)
     assert "2.5·n" not in dpg.accuracy(without).selection  # no n: the scale is stated in nodes only
     assert "·n" in dpg.accuracy(with_estimate).selection

@@ -108,3 +108,58 @@ def test_every_module_declares_its_names():
         if not declared:
             missing.append(str(path.relative_to(root)))
     assert not missing, f"modules without __all__: {missing}"
+
+
+BUDGET_NAMES = {"epsilon", "rho", "delta"}
+
+
+def _constructors():
+    found = {}
+    for module in MODULES:
+        for name in getattr(module, "__all__", ()):
+            value = getattr(module, name)
+            if callable(value) and (name.startswith("make_") or name == "private_language_model"):
+                found[f"{module.__name__}.{name}"] = value
+    return found
+
+
+def test_one_way_to_pass_a_budget():
+    """A constructor that spends a budget takes it as ``privacy_loss``, OpenDP's ``(measure,
+    distance)`` pair from ``dp.loss_of(...)`` as ``dp.Context`` takes it; none takes ``epsilon``,
+    ``rho`` or ``delta`` (docs/architecture.md)."""
+    spending = []
+    for name, constructor in _constructors().items():
+        parameters = set(inspect.signature(constructor).parameters)
+        assert not parameters & BUDGET_NAMES, f"{name} takes {sorted(parameters & BUDGET_NAMES)}: use privacy_loss=dp.loss_of(...)"
+        if "privacy_loss" in parameters:
+            spending.append(name)
+    assert "opendp_graph.polars.make_private_total" in spending and "opendp_graph.text.private_language_model" in spending
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda budget: opendp_graph.make_private_degree_distribution(
+            opendp_graph.graph_domain(), opendp_graph.node_insertion_distance(), budget, [4]),
+        lambda budget: opendp_graph.polars.make_private_total(
+            opendp_graph.polars.message_log_domain(), opendp_graph.polars.person_log_distance(), budget, max_contribution=4),
+        lambda budget: opendp_graph.polars.make_private_total_estimate(
+            opendp_graph.polars.message_log_domain(), opendp_graph.polars.person_log_distance(), budget, caps=[2, 4]),
+        lambda budget: opendp_graph.polars.make_private_message_count_histogram(
+            opendp_graph.polars.message_log_domain(), opendp_graph.polars.person_log_distance(), budget, [2, 4], roster=[1, 2]),
+        lambda budget: opendp_graph.polars.make_private_window_totals(
+            opendp_graph.polars.message_log_domain(), opendp_graph.polars.person_log_distance(), budget,
+            windows=["2020-01-01", "2020-02-01"], caps=[2, 4]),
+        lambda budget: opendp_graph.text.make_private_language_model(
+            opendp_graph.graph_domain(labeled=True), opendp_graph.edge_distance(), budget,
+            snapshot_counts={"gas": 1.0}, vocabulary=["gas"]),
+        lambda budget: opendp_graph.text.make_private_topics(
+            opendp_graph.graph_domain(labeled=True), opendp_graph.edge_distance(), budget,
+            num_topics=1, snapshot_counts={"gas+power": 1.0}, vocabulary=["gas", "power"]),
+    ],
+)
+def test_a_bare_number_or_a_foreign_measure_is_refused_naming_the_form(build):
+    with pytest.raises(TypeError, match=r"privacy_loss=dp\.loss_of\("):
+        build(1.0)
+    with pytest.raises(ValueError, match=r"takes privacy_loss=dp\.loss_of\("):
+        build((dp.renyi_divergence(), 1.0))

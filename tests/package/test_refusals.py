@@ -330,13 +330,13 @@ def test_exact_rational_budgets_are_never_exceeded():
     counts = make_person_ngram_counts(person_text_domain(3), space[1], ["a"], 1)
     gaussian = make_person_ngram_counts(person_text_domain(3), space[1], ["a"], 1, output_metric=dp.l2_distance(T=dp.f64))
     releases = [
-        dpg.polars.make_private_total(*space, eps, max_contribution=8),
-        dpg.polars.make_private_total_estimate(*space, eps, caps=[1, 4]),
-        dpg.polars.make_private_window_totals(*space, eps, windows=["2020-01-01", "2020-02-01"], caps=[1, 4]),
-        dpg.polars.make_private_message_count_histogram(*space, eps, [4], roster=[0, 1, 2]),
-        make_ngram_count_release(counts, {1: ["a"]}, epsilon=eps, joint=True),
-        make_ngram_count_release(gaussian, {1: ["a"]}, rho=eps, joint=True),
-        dpg.make_private_degree_distribution(dpg.graph_domain(), dpg.node_insertion_distance(), eps, [4]),
+        dpg.polars.make_private_total(*space, dp.loss_of(epsilon=eps), max_contribution=8),
+        dpg.polars.make_private_total_estimate(*space, dp.loss_of(epsilon=eps), caps=[1, 4]),
+        dpg.polars.make_private_window_totals(*space, dp.loss_of(epsilon=eps), windows=["2020-01-01", "2020-02-01"], caps=[1, 4]),
+        dpg.polars.make_private_message_count_histogram(*space, dp.loss_of(epsilon=eps), [4], roster=[0, 1, 2]),
+        make_ngram_count_release(counts, {1: ["a"]}, privacy_loss=dp.loss_of(epsilon=eps), joint=True),
+        make_ngram_count_release(gaussian, {1: ["a"]}, privacy_loss=dp.loss_of(rho=eps), joint=True),
+        dpg.make_private_degree_distribution(dpg.graph_domain(), dpg.node_insertion_distance(), dp.loss_of(epsilon=eps), [4]),
     ]
     for release in releases:
         assert Fraction(release.map(1)) <= eps

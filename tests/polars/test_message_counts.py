@@ -92,9 +92,9 @@ def test_group_and_off_roster_messages_are_left_out():
 
 def test_private_histogram_map_release_and_accuracy():
     roster = list(range(30))
-    meas = dpg.polars.make_private_message_count_histogram(*SPACE, 1.0, [2, 4], roster=roster)
+    meas = dpg.polars.make_private_message_count_histogram(*SPACE, dp.loss_of(epsilon=1.0), [2, 4], roster=roster)
     assert meas.map(1) <= 1.0
-    fixed = dpg.polars.make_private_message_count_histogram(*SPACE, 1.0, [4], roster=roster)
+    fixed = dpg.polars.make_private_message_count_histogram(*SPACE, dp.loss_of(epsilon=1.0), [4], roster=roster)
     assert dpg.accuracy(fixed).for_choice(4).scale == pytest.approx(8 / 1.0, rel=1e-6)  # 2k / ε
     rng = np.random.default_rng(0)
     messages = [(int(a), (int(b),)) for a, b in rng.integers(0, 3, size=(20, 2))]
@@ -107,9 +107,9 @@ def test_private_histogram_map_release_and_accuracy():
     [
         (lambda: dpg.polars.make_message_count_projection(*SPACE, 0, [0]), ValueError, "max_count"),
         (lambda: dpg.polars.make_message_count_projection(*SPACE, 2, {0, 1}), TypeError, "ordered"),
-        (lambda: dpg.polars.make_private_message_count_histogram(*SPACE, 1.0, [], roster=[0]), ValueError, "empty"),
-        (lambda: dpg.polars.make_private_message_count_histogram(*SPACE, 1.0, [4], roster=[0], scoring_bound=2), ValueError, "scoring_bound"),
-        (lambda: dpg.polars.make_private_message_count_histogram(*SPACE, 1.0, [4], roster=[0], selection_share=1.5), ValueError, "below 1"),
+        (lambda: dpg.polars.make_private_message_count_histogram(*SPACE, dp.loss_of(epsilon=1.0), [], roster=[0]), ValueError, "empty"),
+        (lambda: dpg.polars.make_private_message_count_histogram(*SPACE, dp.loss_of(epsilon=1.0), [4], roster=[0], scoring_bound=2), ValueError, "scoring_bound"),
+        (lambda: dpg.polars.make_private_message_count_histogram(*SPACE, dp.loss_of(epsilon=1.0), [4], roster=[0], selection_share=1.5), ValueError, "below 1"),
     ],
 )
 def test_arguments_are_checked_when_built(call, error, match):
@@ -119,7 +119,7 @@ def test_arguments_are_checked_when_built(call, error, match):
 
 def test_at_bound_counts_the_people_the_bound_reached():
     roster = list(range(12))
-    meas = dpg.polars.make_private_message_count_histogram(*SPACE, 1e6, [2], roster=roster)  # near-noiseless
+    meas = dpg.polars.make_private_message_count_histogram(*SPACE, dp.loss_of(epsilon=1e6), [2], roster=roster)  # near-noiseless
     messages = [(0, (1,)), (0, (2,)), (0, (3,)), (4, (5,)), (6, (6,))]
     release = meas(direct_log(messages, people=roster))
     assert round(release.at_bound) == 1  # person 0 reached k = 2; the others hold one message or none
@@ -156,7 +156,7 @@ def test_a_roster_of_the_wrong_id_kind_is_refused_on_an_empty_log_too():
         {"message_id": [], "sender": [], "recipient": []},
         schema={"message_id": pl.Int64, "sender": pl.String, "recipient": pl.String}))
     assert full.id_kind == empty.id_kind == "text"
-    meas = dpg.polars.make_private_message_count_histogram(*SPACE, 1.0, [1, 2], roster=[1, 2, 3])
+    meas = dpg.polars.make_private_message_count_histogram(*SPACE, dp.loss_of(epsilon=1.0), [1, 2], roster=[1, 2, 3])
     for log in (full, empty):
         with pytest.raises(TypeError, match="person ids are text") as caught:
             dpg.release(meas, log)
@@ -172,7 +172,7 @@ def test_at_bound_is_never_negative_and_its_interval_covers():
     import numpy as np
 
     roster = list(range(12))
-    meas = dpg.polars.make_private_message_count_histogram(*SPACE, 0.5, [2], roster=roster)
+    meas = dpg.polars.make_private_message_count_histogram(*SPACE, dp.loss_of(epsilon=0.5), [2], roster=roster)
     messages = [(0, (1,)), (0, (2,)), (0, (3,)), (4, (5,)), (6, (6,))]
     log = direct_log(messages, people=roster)
     truth, covered, negative_raw = 1, 0, 0

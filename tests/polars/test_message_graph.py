@@ -112,7 +112,7 @@ def test_chains_into_the_node_level_degree_distribution():
     space = dpg.polars.message_log_domain(), dpg.polars.person_log_distance()
     graph = dpg.polars.make_person_graph(*space, roster=roster)
     meas = graph >> dpg.make_private_degree_distribution(
-        graph.output_domain, graph.output_metric, 1.0, [2, 4], num_nodes=len(roster)
+        graph.output_domain, graph.output_metric, dp.loss_of(epsilon=1.0), [2, 4], num_nodes=len(roster)
     )
     assert meas.map(1) <= 1.0
     rng = np.random.default_rng(0)
@@ -138,11 +138,11 @@ def test_with_owners_filters_each_message_by_its_own_owners():
 def test_accuracy_reads_a_choice_release_behind_a_transformation():
     roster = list(range(10))
     to_graph = dpg.polars.make_person_graph(dpg.polars.message_log_domain(), dpg.polars.person_log_distance(), roster=roster)
-    meas = to_graph >> dpg.make_private_degree_distribution(to_graph.output_domain, to_graph.output_metric, 1.0, [2, 4], num_nodes=10)
+    meas = to_graph >> dpg.make_private_degree_distribution(to_graph.output_domain, to_graph.output_metric, dp.loss_of(epsilon=1.0), [2, 4], num_nodes=10)
     acc = dpg.accuracy(meas, alpha=0.05)
     assert isinstance(acc, dpg.measurements.accuracy.ChoiceAccuracy)
     alone = dpg.accuracy(
-        dpg.make_private_degree_distribution(to_graph.output_domain, to_graph.output_metric, 1.0, [2, 4], num_nodes=10), alpha=0.05)
+        dpg.make_private_degree_distribution(to_graph.output_domain, to_graph.output_metric, dp.loss_of(epsilon=1.0), [2, 4], num_nodes=10), alpha=0.05)
     assert acc.choices == alone.choices and acc.selection == alone.selection
     # what the person graph leaves out comes first, then the release's own statement (red team, round 3)
     assert acc.bias.startswith("group messages, messages to oneself") and acc.bias.endswith(alone.bias)

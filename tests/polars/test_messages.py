@@ -231,10 +231,10 @@ def test_transformation_maps_and_boundary():
         (lambda: M.make_capped_total(M.message_log_domain(), M.person_log_distance(), 1, of="bytes"), ValueError, "of must"),
         (lambda: M.person_log_distance("rewire"), ValueError, "neighbouring"),
         (lambda: M.make_capped_total_ladder(M.message_log_domain(), M.person_log_distance(), [2, 1]), ValueError, "increasing"),
-        (lambda: M.make_private_total(M.message_log_domain(), M.person_log_distance(), 0.0, max_contribution=8), ValueError, "epsilon"),
-        (lambda: M.make_private_total(M.message_log_domain(), M.person_log_distance(), 1.0, max_contribution=0), ValueError, "max_contribution"),
-        (lambda: M.make_private_total(M.message_log_domain(), M.person_log_distance(), 1.0, max_contribution=8, beta=1.0), ValueError, "beta"),
-        (lambda: M.make_private_total(M.message_log_domain(), M.person_log_distance(), 1.0, max_contribution=8, d_in=0), ValueError, "d_in"),
+        (lambda: M.make_private_total(M.message_log_domain(), M.person_log_distance(), dp.loss_of(epsilon=0.0), max_contribution=8), ValueError, "epsilon"),
+        (lambda: M.make_private_total(M.message_log_domain(), M.person_log_distance(), dp.loss_of(epsilon=1.0), max_contribution=0), ValueError, "max_contribution"),
+        (lambda: M.make_private_total(M.message_log_domain(), M.person_log_distance(), dp.loss_of(epsilon=1.0), max_contribution=8, beta=1.0), ValueError, "beta"),
+        (lambda: M.make_private_total(M.message_log_domain(), M.person_log_distance(), dp.loss_of(epsilon=1.0), max_contribution=8, d_in=0), ValueError, "d_in"),
     ],
 )
 def test_constructor_arguments_are_checked_when_built(call, error, match):
@@ -248,7 +248,7 @@ def test_a_table_instead_of_a_log_is_refused_in_one_line():
     frame = pl.DataFrame({"message_id": [1], "sender": [1], "recipient": [2]})
     with pytest.raises(TypeError, match=r"expected a MessageLog .*message_log\(table\).*got DataFrame"):
         M.capped_total(frame, 1)
-    meas = M.make_private_total(M.message_log_domain(), M.person_log_distance(), epsilon=1.0, max_contribution=8)
+    meas = M.make_private_total(M.message_log_domain(), M.person_log_distance(), privacy_loss=dp.loss_of(epsilon=1.0), max_contribution=8)
     with pytest.raises(Exception, match="expected a MessageLog"):
         meas(frame)
 
@@ -262,7 +262,7 @@ def test_words_need_a_words_column():
 def test_private_total_map_is_epsilon_at_d_in():
     space = M.message_log_domain(), M.person_log_distance()
     for d_in in (1, 2):
-        meas = M.make_private_total(*space, epsilon=0.7, max_contribution=300, d_in=d_in)
+        meas = M.make_private_total(*space, privacy_loss=dp.loss_of(epsilon=0.7), max_contribution=300, d_in=d_in)
         assert meas.map(d_in) <= 0.7 and meas.map(d_in) == pytest.approx(0.7, rel=1e-6)
         assert not meas.check(d_in, 0.7 * (1 - 1e-3))
 
@@ -286,7 +286,7 @@ def test_release_interval_covers_the_truth():
     log = _hub_log(0)
     truth = float(log.num_messages)
     top = int(log.load().max())
-    meas = M.make_private_total(M.message_log_domain(), M.person_log_distance(), epsilon=2.0, max_contribution=top, beta=0.2)
+    meas = M.make_private_total(M.message_log_domain(), M.person_log_distance(), privacy_loss=dp.loss_of(epsilon=2.0), max_contribution=top, beta=0.2)
     releases = [meas(log) for _ in range(40)]
     covered = sum(r.estimate <= truth <= r.upper for r in releases)
     below = sum(r.estimate <= truth for r in releases)
@@ -297,15 +297,15 @@ def test_release_interval_covers_the_truth():
 
 def test_explicit_caps_are_a_shorter_ladder_with_less_noise():
     space = M.message_log_domain(), M.person_log_distance()
-    full = M.make_private_total(*space, epsilon=1.0, max_contribution=1024)
-    short = M.make_private_total(*space, epsilon=1.0, max_contribution=1024, caps=[64, 128])
+    full = M.make_private_total(*space, privacy_loss=dp.loss_of(epsilon=1.0), max_contribution=1024)
+    short = M.make_private_total(*space, privacy_loss=dp.loss_of(epsilon=1.0), max_contribution=1024, caps=[64, 128])
     log = _hub_log(1)
     a, b = full(log), short(log)
     assert len(a.caps) == 10 and b.caps == (64.0, 128.0)
     assert b.noise_scales[0] == pytest.approx(64 * 2 * (1 + M.LP_TOLERANCE), rel=1e-6)  # J = 2 rungs share ε
     assert a.noise_scales[0] == pytest.approx(2 * 10 * (1 + M.LP_TOLERANCE), rel=1e-6)
     with pytest.raises(ValueError, match="at most max_contribution"):
-        M.make_private_total(*space, epsilon=1.0, max_contribution=100, caps=[64, 128])
+        M.make_private_total(*space, privacy_loss=dp.loss_of(epsilon=1.0), max_contribution=100, caps=[64, 128])
 
 
 def test_repeated_releases_solve_each_program_once():
@@ -355,7 +355,7 @@ def test_upper_bound_holds_when_the_default_ladder_passes_max_contribution():
     was below the truth in 294 of 300 releases. Rungs at or above M now bound Q directly."""
     rows = [(3 * i + k, 2 * i, 2 * i + 1) for i in range(300) for k in range(3)]  # every load 3
     log = M.message_log(pl.DataFrame(rows, schema=["message_id", "sender", "recipient"], orient="row"))
-    meas = M.make_private_total(M.message_log_domain(), M.person_log_distance(), epsilon=1.0, max_contribution=3, beta=0.1)
+    meas = M.make_private_total(M.message_log_domain(), M.person_log_distance(), privacy_loss=dp.loss_of(epsilon=1.0), max_contribution=3, beta=0.1)
     releases = [meas(log) for _ in range(300)]
     assert releases[0].caps == (2.0, 4.0)
     assert sum(r.upper < 900 for r in releases) <= 30  # β = 0.1 (claimed ≤ 5 %, 10 % of slack)
@@ -378,7 +378,7 @@ def test_huge_word_counts_are_certified_on_neighbours_alike():
             rest = [r for r in rows if v not in (r[1], r[2])]
             q0 = M.capped_total(log(rest), tau, "words") if rest else 0.0
             assert q0 - 1e-6 * tau <= q <= q0 + tau * (1 + 1e-6)
-    meas = M.make_private_total(M.message_log_domain(), M.person_log_distance(), epsilon=1.0, max_contribution=10**15, of="words")
+    meas = M.make_private_total(M.message_log_domain(), M.person_log_distance(), privacy_loss=dp.loss_of(epsilon=1.0), max_contribution=10**15, of="words")
     assert isinstance(meas(log(rows)), M.TotalRelease)
 
 
@@ -405,14 +405,14 @@ def test_message_id_must_be_its_own_column_and_caps_have_a_floor():
 def test_accuracy_accepts_the_total_and_the_degree_distribution():
     """Issue 29: dpg.accuracy states the noise of every release the package makes, the two that
     choose a candidate under DP included (one Accuracy per candidate, the bias pointed to)."""
-    total = M.make_private_total(M.message_log_domain(), M.person_log_distance(), epsilon=1.0, max_contribution=64, caps=[8, 16, 32])
+    total = M.make_private_total(M.message_log_domain(), M.person_log_distance(), privacy_loss=dp.loss_of(epsilon=1.0), max_contribution=64, caps=[8, 16, 32])
     acc = dpg.accuracy(total, alpha=0.05)
     assert isinstance(acc, dpg.ChoiceAccuracy) and [c for c, _ in acc.choices] == [8.0, 16.0, 32.0]
     release = total(_hub_log(3))
     assert acc.for_choice(32.0).scale == pytest.approx(release.noise_scales[-1])
     assert acc.for_choice(8.0).half_width == pytest.approx(release.noise_scales[0] * math.log(20))
     assert acc.worst is acc.for_choice(32.0) and "upper" in acc.bias
-    dist = dpg.make_private_degree_distribution(dpg.graph_domain(), dpg.node_insertion_distance(), epsilon=1.0, candidates=[4, 8])
+    dist = dpg.make_private_degree_distribution(dpg.graph_domain(), dpg.node_insertion_distance(), privacy_loss=dp.loss_of(epsilon=1.0), candidates=[4, 8])
     dacc = dpg.accuracy(dist, alpha=0.05)
     g = dpg.Graph.from_edges([0, 1, 2], [1, 2, 3])
     out = dist(g)

@@ -100,4 +100,4 @@ def test_arguments_and_spaces_are_checked():
         t([1, 2])
     # a person-level release refuses the edge-level metric
     with pytest.raises(TypeError, match="person_log_distance"):
-        dpg.polars.make_private_total(SPACE[0], SPACE[1], epsilon=1.0, max_contribution=8)
+        dpg.polars.make_private_total(SPACE[0], SPACE[1], privacy_loss=dp.loss_of(epsilon=1.0), max_contribution=8)

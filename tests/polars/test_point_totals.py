@@ -70,15 +70,15 @@ def test_score_transformation_map_at_the_boundary():
 
 def test_release_map_is_epsilon_at_d_in():
     for d_in in (1, 2):
-        meas = P.make_private_total_estimate(*SPACE, epsilon=0.7, caps=[8, 16, 32], d_in=d_in)
+        meas = P.make_private_total_estimate(*SPACE, privacy_loss=dp.loss_of(epsilon=0.7), caps=[8, 16, 32], d_in=d_in)
         assert meas.map(d_in) <= 0.7 and meas.map(d_in) == pytest.approx(0.7, rel=1e-6)
         assert not meas.check(d_in, 0.7 * (1 - 1e-3))
-    single = P.make_private_total_estimate(*SPACE, epsilon=0.7, caps=[8])
+    single = P.make_private_total_estimate(*SPACE, privacy_loss=dp.loss_of(epsilon=0.7), caps=[8])
     assert single.map(1) <= 0.7 and single.map(1) == pytest.approx(0.7, rel=1e-6)
 
 
 def test_a_compositor_holding_exactly_the_budget_accepts_it():
-    meas = P.make_private_total_estimate(*SPACE, epsilon=1.0, caps=[8, 16, 32])
+    meas = P.make_private_total_estimate(*SPACE, privacy_loss=dp.loss_of(epsilon=1.0), caps=[8, 16, 32])
     compositor = dp.c.make_adaptive_composition(*SPACE, dp.max_divergence(), d_in=1, d_mids=[1.0])
     queryable = compositor(_hub_log(1))
     assert isinstance(queryable(meas), P.TotalEstimate)
@@ -88,7 +88,7 @@ def test_interval_covers_the_truth_when_the_top_cap_bounds_everyone():
     log = _hub_log(0)
     truth = float(log.num_messages)
     top = float(log.load().max())
-    meas = P.make_private_total_estimate(*SPACE, epsilon=1.0, caps=[top / 8, top / 4, top / 2, top], beta=0.2)
+    meas = P.make_private_total_estimate(*SPACE, privacy_loss=dp.loss_of(epsilon=1.0), caps=[top / 8, top / 4, top / 2, top], beta=0.2)
     releases = [meas(log) for _ in range(200)]
     covered = sum(r.lower <= truth <= r.upper for r in releases)
     assert covered >= 0.8 * 200 - 17  # 1 − β = 0.8, less three standard deviations of 200 draws
@@ -107,7 +107,7 @@ def test_a_large_budget_chooses_the_best_cap():
     log = _hub_log(2)
     top = float(log.load().max())
     caps = [top / 16, top / 4, top]
-    meas = P.make_private_total_estimate(*SPACE, epsilon=200.0, caps=caps, selection_share=0.5)
+    meas = P.make_private_total_estimate(*SPACE, privacy_loss=dp.loss_of(epsilon=200.0), caps=caps, selection_share=0.5)
     scales = [b for _, b in dpg.accuracy(meas).choices]  # the accuracy lists each cap's noise
     assert len(scales) == 3
     chosen = [meas(log).cap for _ in range(20)]
@@ -118,14 +118,14 @@ def test_a_large_budget_chooses_the_best_cap():
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [
-        (dict(epsilon=0.0, caps=[1, 2]), ValueError, "epsilon"),
-        (dict(epsilon=1.0, caps=[]), ValueError, "empty"),
-        (dict(epsilon=1.0, caps=[4, 2]), ValueError, "increasing"),
-        (dict(epsilon=1.0, caps="12"), TypeError, "caps"),
-        (dict(epsilon=1.0, caps=[1, 2], selection_share=1.0), ValueError, "selection_share"),
-        (dict(epsilon=1.0, caps=[1, 2], beta=1.5), ValueError, "beta"),
-        (dict(epsilon=1.0, caps=[1, 2], d_in=0), ValueError, "d_in"),
-        (dict(epsilon=1.0, caps=[1, 2], of="bytes"), ValueError, "of must be"),
+        (dict(privacy_loss=dp.loss_of(epsilon=0.0), caps=[1, 2]), ValueError, "epsilon"),
+        (dict(privacy_loss=dp.loss_of(epsilon=1.0), caps=[]), ValueError, "empty"),
+        (dict(privacy_loss=dp.loss_of(epsilon=1.0), caps=[4, 2]), ValueError, "increasing"),
+        (dict(privacy_loss=dp.loss_of(epsilon=1.0), caps="12"), TypeError, "caps"),
+        (dict(privacy_loss=dp.loss_of(epsilon=1.0), caps=[1, 2], selection_share=1.0), ValueError, "selection_share"),
+        (dict(privacy_loss=dp.loss_of(epsilon=1.0), caps=[1, 2], beta=1.5), ValueError, "beta"),
+        (dict(privacy_loss=dp.loss_of(epsilon=1.0), caps=[1, 2], d_in=0), ValueError, "d_in"),
+        (dict(privacy_loss=dp.loss_of(epsilon=1.0), caps=[1, 2], of="bytes"), ValueError, "of must be"),
     ],
 )
 def test_constructor_arguments_are_checked_when_built(kwargs, error, match):
@@ -135,9 +135,9 @@ def test_constructor_arguments_are_checked_when_built(kwargs, error, match):
 
 def test_wrong_space_and_wrong_data_are_refused():
     with pytest.raises(TypeError, match="message_log_domain"):
-        P.make_private_total_estimate(dp.atom_domain(T=float), SPACE[1], epsilon=1.0, caps=[1, 2])
+        P.make_private_total_estimate(dp.atom_domain(T=float), SPACE[1], privacy_loss=dp.loss_of(epsilon=1.0), caps=[1, 2])
     with pytest.raises(ValueError, match="penalties"):
         P.make_cap_scores(*SPACE, [1, 2], [0.0])
-    meas = P.make_private_total_estimate(*SPACE, epsilon=1.0, caps=[1, 2])
+    meas = P.make_private_total_estimate(*SPACE, privacy_loss=dp.loss_of(epsilon=1.0), caps=[1, 2])
     with pytest.raises(Exception, match="MessageLog"):
         meas([("a", "b")])

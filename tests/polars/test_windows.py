@@ -72,7 +72,7 @@ def test_window_vector_moves_at_most_w_times_cap_per_person_on_every_small_log(c
 def test_maps_are_the_stated_bounds():
     assert Wn.make_window_capped_totals(*SPACE, BOUNDS, 8).map(1) == pytest.approx(2 * 8 * (1 + M.LP_TOLERANCE))
     assert Wn.make_window_ladder(*SPACE, BOUNDS, [2, 4, 8]).map(2) == pytest.approx(3 * (2 + M.LP_TOLERANCE))
-    meas = dpg.polars.make_private_window_totals(*SPACE, 1.0, windows=BOUNDS, caps=[2, 4])
+    meas = dpg.polars.make_private_window_totals(*SPACE, dp.loss_of(epsilon=1.0), windows=BOUNDS, caps=[2, 4])
     assert 1.0 - 1e-6 <= meas.map(1) <= 1.0
 
 
@@ -93,7 +93,7 @@ def test_release_states_its_error_and_the_intervals_cover_the_truth():
     parts = [log.within(a, b) for a, b in zip(BOUNDS, BOUNDS[1:])]
     truth = np.array([p.num_messages for p in parts], float)
     top = float(max(p.load().max() for p in parts))  # the conditional guarantee needs the top cap above everyone
-    meas = dpg.polars.make_private_window_totals(*SPACE, 1.0, windows=BOUNDS, caps=[8, 32, top], beta=0.1)
+    meas = dpg.polars.make_private_window_totals(*SPACE, dp.loss_of(epsilon=1.0), windows=BOUNDS, caps=[8, 32, top], beta=0.1)
     hits = []
     for _ in range(100):
         r = meas(log)
@@ -106,7 +106,7 @@ def test_release_states_its_error_and_the_intervals_cover_the_truth():
 
 
 def test_accuracy_gives_the_noise_of_each_cap():
-    meas = dpg.polars.make_private_window_totals(*SPACE, 1.0, windows=BOUNDS, caps=[2, 4])
+    meas = dpg.polars.make_private_window_totals(*SPACE, dp.loss_of(epsilon=1.0), windows=BOUNDS, caps=[2, 4])
     acc = dpg.accuracy(meas, alpha=0.05)
     assert [c for c, _ in acc.choices] == [2.0, 4.0]
     assert acc.for_choice(4.0).scale == pytest.approx(2 * acc.for_choice(2.0).scale)
@@ -121,17 +121,17 @@ def test_accuracy_gives_the_noise_of_each_cap():
         (dict(windows=["2020-01-01", "soon"]), TypeError, "date or time"),
         (dict(caps=[4, 2]), ValueError, "increasing"),
         (dict(selection_share=1.0), ValueError, "below 1"),
-        (dict(epsilon=0.0), ValueError, "epsilon"),
+        (dict(privacy_loss=dp.loss_of(epsilon=0.0)), ValueError, "epsilon"),
     ],
 )
 def test_arguments_are_checked_when_built(kwargs, error, match):
-    args = dict(epsilon=1.0, windows=BOUNDS, caps=[2, 4]) | kwargs
+    args = dict(privacy_loss=dp.loss_of(epsilon=1.0), windows=BOUNDS, caps=[2, 4]) | kwargs
     with pytest.raises(error, match=match):
         dpg.polars.make_private_window_totals(*SPACE, **args)
 
 
 def test_a_log_without_times_is_refused_with_the_fix():
-    meas = dpg.polars.make_private_window_totals(*SPACE, 1.0, windows=BOUNDS, caps=[2, 4])
+    meas = dpg.polars.make_private_window_totals(*SPACE, dp.loss_of(epsilon=1.0), windows=BOUNDS, caps=[2, 4])
     with pytest.raises(Exception, match="time="):
         meas(direct_log([(0, (1,))]))
 
@@ -139,7 +139,7 @@ def test_a_log_without_times_is_refused_with_the_fix():
 def test_a_budget_no_scale_reaches_is_refused_in_plain_words():
     space = dpg.polars.message_log_domain(), dpg.polars.person_log_distance()
     with pytest.raises(ValueError, match="no noise scale reaches"):
-        dpg.polars.make_private_window_totals(*space, 1e-9, windows=["2020-01-01", "2020-02-01"], caps=[1e6])
+        dpg.polars.make_private_window_totals(*space, dp.loss_of(epsilon=1e-9), windows=["2020-01-01", "2020-02-01"], caps=[1e6])
 
 
 def test_dropped_upper_holds_whichever_cap_the_noisy_sums_chose():
@@ -156,7 +156,7 @@ def test_dropped_upper_holds_whichever_cap_the_noisy_sums_chose():
     log = dpg.polars.message_log(frame, time="time")
     caps = sorted({float(c) for c in np.linspace(900, 1000, 300)})
     meas = dpg.polars.make_private_window_totals(
-        dpg.polars.message_log_domain(), dpg.polars.person_log_distance(), 1.0,
+        dpg.polars.message_log_domain(), dpg.polars.person_log_distance(), dp.loss_of(epsilon=1.0),
         windows=["2020-01-01", "2020-02-01"], caps=caps, beta=0.1)
     runs = 300
     misses = sum(r.dropped_upper < n - min(r.cap, n) for r in (meas(log) for _ in range(runs)))

@@ -453,18 +453,18 @@ def test_dp_fit_is_a_conservative_upper_bound():
         (b1 - a1) / (total - b1) if total > b1 else 0.0, a1 / b1 if b1 else 0.0, nb
     )
     for _ in range(15):
-        model = BinomialModel.fit_dp(g, 50.0, vocabulary=vocab, max_labels_per_edge=c, beta=1e-6)
+        model = BinomialModel.fit_dp(g, dp.loss_of(epsilon=50.0), vocabulary=vocab, max_labels_per_edge=c, beta=1e-6)
         assert model.p0_range[0] <= exact.p0 <= model.p0_range[1]
         assert model.p1_range[0] <= exact.p1 <= model.p1_range[1]
         assert model.W >= exact.W and model.flip_bound >= exact.flip_bound
         assert not model.data_dependent and "DP" in model.fitted_on
         assert model.fit_details["measurement"].map(1) <= 50.0 + 1e-9
     with pytest.raises(ValueError, match="epsilon"):
-        BinomialModel.fit_dp(g, 0.0, vocabulary=vocab, max_labels_per_edge=c)
+        BinomialModel.fit_dp(g, dp.loss_of(epsilon=0.0), vocabulary=vocab, max_labels_per_edge=c)
     with pytest.raises(TypeError, match="max_labels_per_edge must be a positive integer, got 2.0"):
-        BinomialModel.fit_dp(g, 1.0, vocabulary=vocab, max_labels_per_edge=2.0)
+        BinomialModel.fit_dp(g, dp.loss_of(epsilon=1.0), vocabulary=vocab, max_labels_per_edge=2.0)
     with pytest.raises(ValueError, match="max_labels_per_edge must be a positive integer, got 0"):
-        BinomialModel.fit_dp(g, 1.0, vocabulary=vocab, max_labels_per_edge=0)
+        BinomialModel.fit_dp(g, dp.loss_of(epsilon=1.0), vocabulary=vocab, max_labels_per_edge=0)
     other = dpg.Graph.from_edges([0], [1], labels=[["a"]])
     with pytest.raises(dp.OpenDPException, match="public structure"):
         model.fit_details["measurement"](other)

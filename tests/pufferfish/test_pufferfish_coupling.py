@@ -16,6 +16,7 @@ from fractions import Fraction
 from itertools import combinations
 
 import numpy as np
+import opendp.prelude as dp
 import pytest
 from scipy.optimize import linprog
 
@@ -340,7 +341,7 @@ def all_models():
     models = dict(fit_all(g, source="public", base=2))
     models["Edge-level"] = EdgeLevelModel()
     models["Markov quilt"] = MarkovQuiltModel.for_graph(g)
-    models["Binomial DP"] = BinomialModel.fit_dp(g, 5.0, vocabulary=["a", "b"], max_labels_per_edge=2)
+    models["Binomial DP"] = BinomialModel.fit_dp(g, dp.loss_of(epsilon=5.0), vocabulary=["a", "b"], max_labels_per_edge=2)
     models["Binomial n"] = BinomialModel(0.01, 0.3, range(40))
     models["Conditional ignore"] = ConditionalModel.fit(dpg.Graph.from_edges([0, 1], [1, 2], labels=[["a"], ["a"]]), base=2, unobserved="ignore")
     return models

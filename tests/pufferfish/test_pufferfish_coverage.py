@@ -246,7 +246,7 @@ def all_models():
     models = dict(fit_all(g, source="public"))
     models["Edge-level"] = EdgeLevelModel()
     models["Markov quilt"] = MarkovQuiltModel.for_graph(g)
-    models["Binomial DP"] = BinomialModel.fit_dp(g, 5.0, vocabulary=["a", "b"], max_labels_per_edge=1)
+    models["Binomial DP"] = BinomialModel.fit_dp(g, dp.loss_of(epsilon=5.0), vocabulary=["a", "b"], max_labels_per_edge=1)
     return models
 
 
@@ -443,7 +443,7 @@ def test_markov_quilt_refuses_non_integers(value, error):
     lambda g: ConditionalModel.fit(g),
     lambda g: fit_all(g),
     lambda g: MarkovQuiltModel.for_graph(g),
-    lambda g: BinomialModel.fit_dp(g, 1.0, vocabulary=["a"], max_labels_per_edge=1),
+    lambda g: BinomialModel.fit_dp(g, dp.loss_of(epsilon=1.0), vocabulary=["a"], max_labels_per_edge=1),
     lambda g: GlobalModel.fit(graph(TRIANGLE)).covers(g),
 ])
 def test_a_networkx_graph_is_refused_with_the_converter(fit):
@@ -463,7 +463,7 @@ def test_fit_checks_arguments_before_the_work():
 
 def test_a_dp_fitted_model_states_what_its_fit_costs_against_its_attackers():
     g = dpg.Graph.from_edges([0, 0, 1, 2, 3], [1, 2, 2, 3, 4], labels=[["x"], ["x", "y"], ["y"], ["x"], []])
-    model = dpg.pufferfish.BinomialModel.fit_dp(g, 0.5, vocabulary=["x", "y"], max_labels_per_edge=2)
+    model = dpg.pufferfish.BinomialModel.fit_dp(g, dp.loss_of(epsilon=0.5), vocabulary=["x", "y"], max_labels_per_edge=2)
     f = model.flip_bound
     assert f"{f} × 0.5 = {f * 0.5:g}" in model.summary()
     exact = dpg.pufferfish.BinomialModel.fit(g)

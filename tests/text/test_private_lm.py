@@ -37,7 +37,7 @@ def chat():
 
 
 def test_the_map_is_openDPs_conversion_of_the_union_at_the_boundary():
-    meas = dpg.text.make_private_language_model(*SPACE, 1.0, snapshot_counts=SNAPSHOT, vocabulary=["gas", "prices"])
+    meas = dpg.text.make_private_language_model(*SPACE, dp.loss_of(epsilon=1.0, delta=1e-6), snapshot_counts=SNAPSHOT, vocabulary=["gas", "prices"])
     eps, delta = meas.map(1)
     assert eps <= 1.0 and delta <= 1e-6
     assert meas.check(1, (eps, 1e-6)) and not meas.check(1, (eps * 0.999, 1e-6)) and not meas.check(1, (eps, 0.9e-6))
@@ -51,7 +51,7 @@ def test_the_map_is_openDPs_conversion_of_the_union_at_the_boundary():
 
 def test_nothing_released_gives_the_snapshot_model():
     graph = dpg.Graph.from_edges([0], [1], num_nodes=3, labels=[["gas", "<s> gas"]])
-    out = dpg.text.make_private_language_model(*SPACE, 0.5, snapshot_counts=SNAPSHOT, vocabulary=["gas", "prices"],
+    out = dpg.text.make_private_language_model(*SPACE, dp.loss_of(epsilon=0.5, delta=1e-6), snapshot_counts=SNAPSHOT, vocabulary=["gas", "prices"],
                                                release_snapshot_keys=False)(graph)
     assert out.private_model is None and out.weight == 0.0 and out.released == {} and out.snapshot_keys == 0
     assert out.model.prob("prices", ["gas"]) == NGramModel.from_counts(SNAPSHOT, order=2, vocabulary=["gas", "prices"]).prob("prices", ["gas"])
@@ -61,7 +61,7 @@ def test_it_learns_what_the_snapshot_cannot_and_more_budget_does_not_hurt(chat):
     alone = NGramModel.from_counts(chat["snapshot"], order=2, vocabulary=chat["vocabulary"]).perplexity(chat["held"])
     values = {}
     for eps in (1.0, 10.0):
-        meas = dpg.text.make_private_language_model(*SPACE, eps, snapshot_counts=chat["snapshot"], vocabulary=chat["vocabulary"])
+        meas = dpg.text.make_private_language_model(*SPACE, dp.loss_of(epsilon=eps, delta=1e-6), snapshot_counts=chat["snapshot"], vocabulary=chat["vocabulary"])
         out = meas(chat["graph"])
         beyond = [v for g, v in out.released.items() if g not in chat["snapshot"] and " " in g]
         assert out.weight == 0.3 and all(v >= out.threshold for v in beyond)  # new n-grams cleared the threshold
@@ -88,15 +88,15 @@ def test_it_learns_what_the_snapshot_cannot_and_more_budget_does_not_hurt(chat):
     ],
 )
 def test_bad_arguments_are_refused_when_built(kwargs, error, match):
-    arguments = {"epsilon": 1.0, "snapshot_counts": SNAPSHOT, "vocabulary": ["gas", "prices"], **kwargs}
-    epsilon = arguments.pop("epsilon")
+    arguments = {"epsilon": 1.0, "delta": 1e-6, "snapshot_counts": SNAPSHOT, "vocabulary": ["gas", "prices"], **kwargs}
+    budget = dp.loss_of(epsilon=arguments.pop("epsilon"), delta=arguments.pop("delta"))
     with pytest.raises(error, match=match):
-        dpg.text.make_private_language_model(*SPACE, epsilon, **arguments)
+        dpg.text.make_private_language_model(*SPACE, budget, **arguments)
 
 
 def test_an_unlabelled_graph_domain_is_refused():
     with pytest.raises((TypeError, ValueError)):
-        dpg.text.make_private_language_model(dpg.graph_domain(), dpg.edge_distance(), 1.0, snapshot_counts=SNAPSHOT,
+        dpg.text.make_private_language_model(dpg.graph_domain(), dpg.edge_distance(), dp.loss_of(epsilon=1.0, delta=1e-6), snapshot_counts=SNAPSHOT,
                                              vocabulary=["gas"])
 
 
@@ -105,13 +105,13 @@ def test_blank_released_labels_do_not_break_the_post_processing():
     raise after the noise was drawn (a refusal depending on private content). Such keys are now
     left out of the model; the rest is used."""
     graph = dpg.Graph.from_edges([0, 1, 2, 3], [1, 2, 3, 0], num_nodes=4, labels=[["", "\t", "gas"]] * 4)
-    meas = dpg.text.make_private_language_model(*SPACE, 1e6, snapshot_counts=SNAPSHOT, vocabulary=["gas", "prices"], delta=0.5)
+    meas = dpg.text.make_private_language_model(*SPACE, dp.loss_of(epsilon=1e6, delta=0.5), snapshot_counts=SNAPSHOT, vocabulary=["gas", "prices"])
     out = meas(graph)
     assert out.private_model is not None and set(out.released) <= {"gas"} | set(SNAPSHOT) | {"<unk>"}
 
 
 def test_a_changed_label_set_is_distance_two_under_edge_distance_and_one_under_edge_label_distance():
-    meas = dpg.text.make_private_language_model(dpg.graph_domain(labeled=True), dpg.edge_label_distance(), 1.0,
+    meas = dpg.text.make_private_language_model(dpg.graph_domain(labeled=True), dpg.edge_label_distance(), dp.loss_of(epsilon=1.0, delta=1e-6),
                                                 snapshot_counts=SNAPSHOT, vocabulary=["gas", "prices"])
     eps, delta = meas.map(1)
     assert eps <= 1.0 and delta <= 1e-6
@@ -122,14 +122,14 @@ def test_the_snapshot_keys_are_always_released_and_the_map_is_unchanged():
     release whatever the graph (here one no pair used), and the map is the one without them."""
     graph = dpg.Graph.from_edges([0], [1], num_nodes=3, labels=[["gas", "<s> gas"]])
     kwargs = dict(snapshot_counts=SNAPSHOT, vocabulary=["gas", "prices"])
-    with_keys = dpg.text.make_private_language_model(*SPACE, 0.5, **kwargs)
-    without = dpg.text.make_private_language_model(*SPACE, 0.5, release_snapshot_keys=False, **kwargs)
+    with_keys = dpg.text.make_private_language_model(*SPACE, dp.loss_of(epsilon=0.5, delta=1e-6), **kwargs)
+    without = dpg.text.make_private_language_model(*SPACE, dp.loss_of(epsilon=0.5, delta=1e-6), release_snapshot_keys=False, **kwargs)
     assert with_keys.map(1) == without.map(1)
     out = with_keys(graph)
     public = set(SNAPSHOT) | {"<unk>", "gas", "prices"}
     assert set(out.released) == public and out.snapshot_keys == len(public)
     with pytest.raises(TypeError, match="release_snapshot_keys"):
-        dpg.text.make_private_language_model(*SPACE, 0.5, release_snapshot_keys=1, **kwargs)
+        dpg.text.make_private_language_model(*SPACE, dp.loss_of(epsilon=0.5, delta=1e-6), release_snapshot_keys=1, **kwargs)
 
 
 def test_lifting_the_snapshot_keys_keeps_every_distance_between_neighbours():

@@ -114,10 +114,10 @@ def test_self_messages_are_left_out():
 def test_the_call_spends_what_the_constructor_says(name):
     unit, metric = units()[name]
     log = pl.DataFrame({"sender": [1, 2, 3], "recipient": [2, 3, 1], "text": ["gas prices", "gas", "prices up"]})
-    out = dpg.text.private_language_model(log, unit=unit, epsilon=2.0, snapshot=SNAPSHOT, analyzer=str.split, delta=1e-7)
+    out = dpg.text.private_language_model(log, unit=unit, privacy_loss=dp.loss_of(epsilon=2.0, delta=1e-7), snapshot=SNAPSHOT, analyzer=str.split)
     snapshot_counts = dpg.text.ngram_counts([s.split() for s in SNAPSHOT], (1, 2))
     meas = dpg.text.make_private_language_model(
-        dpg.graph_domain(labeled=True), metric, 2.0, snapshot_counts=snapshot_counts, vocabulary=WORDS, delta=1e-7
+        dpg.graph_domain(labeled=True), metric, dp.loss_of(epsilon=2.0, delta=1e-7), snapshot_counts=snapshot_counts, vocabulary=WORDS
     )
     assert (out.epsilon, out.delta) == meas.map(1)
     assert out.epsilon <= 2.0 and out.delta <= 1e-7
@@ -129,7 +129,7 @@ def test_a_frame_snapshot_is_one_text_per_message():
     log = pl.DataFrame({"sender": [1], "recipient": [2], "text": ["gas"]})
     # "up" is seen twice only if the two rows of message 0 were counted twice
     frame = pl.DataFrame({"message_id": [0, 0, 1, 2], "text": ["gas up", "gas up", "gas prices", "prices"]})
-    out = dpg.text.private_language_model(log, unit=dpg.polars.edge_unit("sender", "recipient"), epsilon=1.0, snapshot=frame, analyzer=str.split)
+    out = dpg.text.private_language_model(log, unit=dpg.polars.edge_unit("sender", "recipient"), privacy_loss=dp.loss_of(epsilon=1.0, delta=1e-6), snapshot=frame, analyzer=str.split)
     assert out.vocabulary == ("gas", "prices")
 
 
@@ -139,7 +139,7 @@ def test_it_learns_on_the_chat_text_and_more_budget_does_not_hurt():
     log = dpg.datasets.synthetic_chat_text(12_000, seed=2)
     snapshot, private, held = CT.split(log)
     unit = dpg.polars.edge_unit("sender", "recipient")
-    out = {eps: dpg.text.private_language_model(private, unit=unit, epsilon=eps, snapshot=snapshot, analyzer=lambda s: s.split(" "))
+    out = {eps: dpg.text.private_language_model(private, unit=unit, privacy_loss=dp.loss_of(epsilon=eps, delta=1e-6), snapshot=snapshot, analyzer=lambda s: s.split(" "))
            for eps in (1.0, 10.0)}
     known = set(out[1.0].vocabulary)
     test = CT.tokens(held, known)
@@ -153,16 +153,16 @@ def test_the_log_is_checked_against_the_unit_before_any_text_is_read():
     secret = "the merger closes friday"
     nulls = pl.DataFrame({"sender": [1, None], "recipient": [2, 3], "text": [secret, secret]})
     with pytest.raises(ValueError) as refused:
-        dpg.text.private_language_model(nulls, unit=dpg.polars.edge_unit("sender", "recipient"), epsilon=1.0, snapshot=SNAPSHOT, analyzer=str.split)
+        dpg.text.private_language_model(nulls, unit=dpg.polars.edge_unit("sender", "recipient"), privacy_loss=dp.loss_of(epsilon=1.0, delta=1e-6), snapshot=SNAPSHOT, analyzer=str.split)
     assert "merger" not in str(refused.value) and "3" not in str(refused.value)
     many = pl.DataFrame({"sender": [1, 1, 2], "recipient": [2, 2, 1], "text": [secret] * 3})
     with pytest.raises(ValueError) as refused:
-        dpg.text.private_language_model(many, unit=dpg.polars.edge_unit("sender", "recipient", max_messages=2), epsilon=1.0,
+        dpg.text.private_language_model(many, unit=dpg.polars.edge_unit("sender", "recipient", max_messages=2), privacy_loss=dp.loss_of(epsilon=1.0, delta=1e-6),
                                         snapshot=SNAPSHOT, analyzer=str.split)
     assert "merger" not in str(refused.value)
     reads = []
     with pytest.raises(ValueError):
-        dpg.text.private_language_model(nulls, unit=dpg.polars.edge_unit("sender", "recipient"), epsilon=1.0, snapshot=SNAPSHOT,
+        dpg.text.private_language_model(nulls, unit=dpg.polars.edge_unit("sender", "recipient"), privacy_loss=dp.loss_of(epsilon=1.0, delta=1e-6), snapshot=SNAPSHOT,
                                         analyzer=lambda s: reads.append(s) or s.split())
     assert secret not in reads  # only the snapshot was tokenised
 
@@ -177,14 +177,14 @@ def test_the_log_is_checked_against_the_unit_before_any_text_is_read():
         (dict(snapshot=[1, 2]), TypeError, "list of texts"),
         (dict(snapshot=["gas"]), ValueError, "vocabulary is empty"),
         (dict(min_count=0), ValueError, "min_count"),
-        (dict(epsilon=0.0), ValueError, "epsilon"),
+        (dict(privacy_loss=dp.loss_of(epsilon=0.0, delta=1e-6)), ValueError, "epsilon"),
         (dict(weight=1.0), ValueError, "weight"),
         (dict(analyzer=3), TypeError, "analyzer"),
     ],
 )
 def test_bad_arguments_are_refused(kwargs, error, match):
     log = pl.DataFrame({"sender": [1], "recipient": [2], "text": ["gas"]})
-    arguments = dict(unit=dpg.polars.edge_unit("sender", "recipient"), epsilon=1.0, snapshot=SNAPSHOT, analyzer=str.split) | kwargs
+    arguments = dict(unit=dpg.polars.edge_unit("sender", "recipient"), privacy_loss=dp.loss_of(epsilon=1.0, delta=1e-6), snapshot=SNAPSHOT, analyzer=str.split) | kwargs
     with pytest.raises(error, match=match):
         dpg.text.private_language_model(log, **arguments)
 
@@ -198,25 +198,25 @@ def test_a_pufferfish_unit_is_refused_with_the_route_to_use():
 def test_a_log_that_is_not_a_frame_or_has_no_text_column_type_is_refused():
     unit = dpg.polars.edge_unit("sender", "recipient")
     with pytest.raises(TypeError, match="Polars"):
-        dpg.text.private_language_model([(1, 2, "gas")], unit=unit, epsilon=1.0, snapshot=SNAPSHOT, analyzer=str.split)
+        dpg.text.private_language_model([(1, 2, "gas")], unit=unit, privacy_loss=dp.loss_of(epsilon=1.0, delta=1e-6), snapshot=SNAPSHOT, analyzer=str.split)
     with pytest.raises(TypeError, match="must hold text"):
-        dpg.text.private_language_model(pl.DataFrame({"sender": [1], "recipient": [2], "text": [3]}), unit=unit, epsilon=1.0,
+        dpg.text.private_language_model(pl.DataFrame({"sender": [1], "recipient": [2], "text": [3]}), unit=unit, privacy_loss=dp.loss_of(epsilon=1.0, delta=1e-6),
                                         snapshot=SNAPSHOT, analyzer=str.split)
 
 
 def test_an_empty_log_gives_the_snapshot_model():
     log = pl.DataFrame({"sender": [], "recipient": [], "text": []}, schema={"sender": pl.Int64, "recipient": pl.Int64, "text": pl.String})
-    out = dpg.text.private_language_model(log, unit=dpg.polars.edge_unit("sender", "recipient"), epsilon=1.0, snapshot=SNAPSHOT,
+    out = dpg.text.private_language_model(log, unit=dpg.polars.edge_unit("sender", "recipient"), privacy_loss=dp.loss_of(epsilon=1.0, delta=1e-6), snapshot=SNAPSHOT,
                                           analyzer=str.split, release_snapshot_keys=False)
     assert out.private_model is None and out.released == {}
-    out = dpg.text.private_language_model(log, unit=dpg.polars.edge_unit("sender", "recipient"), epsilon=1.0, snapshot=SNAPSHOT,
+    out = dpg.text.private_language_model(log, unit=dpg.polars.edge_unit("sender", "recipient"), privacy_loss=dp.loss_of(epsilon=1.0, delta=1e-6), snapshot=SNAPSHOT,
                                           analyzer=str.split)
     assert set(out.released) == set(dpg.text.ngram_counts([s.split() for s in SNAPSHOT], (1, 2))) | {"<unk>"}
 
 
 
 # --------------------------------------------------------------- red team of the one call (helper-13)
-EDGE = dict(epsilon=1.0, snapshot=SNAPSHOT, analyzer=str.split)
+EDGE = dict(privacy_loss=dp.loss_of(epsilon=1.0, delta=1e-6), snapshot=SNAPSHOT, analyzer=str.split)
 
 
 def one_call(log, unit=None, **kwargs):
@@ -272,7 +272,7 @@ def test_a_fraction_budget_just_below_a_float_is_not_rounded_up():
     from fractions import Fraction
 
     asked = Fraction(1, 10**6) - Fraction(1, 10**40)
-    out = one_call(pl.DataFrame({"sender": [1], "recipient": [2], "text": ["gas"]}), delta=asked)
+    out = one_call(pl.DataFrame({"sender": [1], "recipient": [2], "text": ["gas"]}), privacy_loss=dp.loss_of(epsilon=1.0, delta=asked))
     assert out.delta <= asked
     near_one = one_call(pl.DataFrame({"sender": [1], "recipient": [2], "text": ["gas"]}), weight=1 - Fraction(1, 10**30))
     assert near_one.weight in (0.0, float(np.nextafter(1.0, 0.0)))  # below 1, as asked (0.0: nothing released)
@@ -341,11 +341,11 @@ def test_removing_a_persons_rows_moves_the_person_counts_within_the_map():
 def test_the_person_route_spends_what_it_says_and_checks_the_bound_first():
     log = pl.DataFrame({"message_id": [1, 1, 2, 3], "sender": [1, 1, 2, 3], "recipient": [2, 3, 3, 3], "text": ["gas prices"] * 2 + ["prices up", "up"]})
     unit = dpg.polars.person_unit("sender", "recipient", max_messages=4, neighbouring="add_remove")
-    out = one_call(log, unit, delta=1e-7)
+    out = one_call(log, unit, privacy_loss=dp.loss_of(epsilon=1.0, delta=1e-7))
     assert out.unit == "person" and out.epsilon <= 1.0 and out.delta <= 1e-7 and out.threshold == 0
     assert set(out.released) == set(dpg.text.ngram_counts([t.split() for t in SNAPSHOT], (1, 2))) | {"<unk>"}
     assert any("max_ngrams_per_message" in reason for reason in out.left_out)
-    replace = one_call(log, dpg.polars.person_unit("sender", "recipient", max_messages=4), delta=1e-7)
+    replace = one_call(log, dpg.polars.person_unit("sender", "recipient", max_messages=4), privacy_loss=dp.loss_of(epsilon=1.0, delta=1e-7))
     assert replace.scale > out.scale  # rewiring costs √2 more noise
     reads = []
     with pytest.raises(ValueError) as refused:  # person 3 is in 3 rows: above a bound of 2
@@ -365,7 +365,7 @@ def test_person_level_learns_on_the_chat_text_at_epsilon_ten():
     snapshot, private, held = CT.split(log)
     busiest = int(dpg.polars.rows_per_person(private, "sender", "recipient")["rows"].max())
     unit = dpg.polars.person_unit("sender", "recipient", max_messages=1 << (busiest - 1).bit_length(), neighbouring="add_remove")
-    out = dpg.text.private_language_model(private, unit=unit, epsilon=10.0, snapshot=snapshot, analyzer=lambda s: s.split(" "))
+    out = dpg.text.private_language_model(private, unit=unit, privacy_loss=dp.loss_of(epsilon=10.0, delta=1e-6), snapshot=snapshot, analyzer=lambda s: s.split(" "))
     known = set(out.vocabulary)
     test = CT.tokens(held, known)
     alone = dpg.text.NGramModel.from_counts(dpg.text.ngram_counts(CT.tokens(snapshot, known), (1, 2)), order=2, vocabulary=out.vocabulary)
@@ -404,7 +404,7 @@ def test_a_vocabulary_word_with_a_nul_or_a_space_is_refused_by_the_constructor()
     snapshot = {"gas": 3.0, "prices": 2.0, "</s>": 3.0}
     for bad in (["prices", "gas\x00"], ["gas prices"], ["gas", ""]):
         with pytest.raises(ValueError, match="whitespace or NUL"):
-            dpg.text.make_private_language_model(dpg.graph_domain(labeled=True), dpg.edge_distance(), 1.0,
+            dpg.text.make_private_language_model(dpg.graph_domain(labeled=True), dpg.edge_distance(), dp.loss_of(epsilon=1.0, delta=1e-6),
                                                  snapshot_counts=snapshot, vocabulary=bad)
-    dpg.text.make_private_language_model(dpg.graph_domain(labeled=True), dpg.edge_distance(), 1.0, snapshot_counts=snapshot,
+    dpg.text.make_private_language_model(dpg.graph_domain(labeled=True), dpg.edge_distance(), dp.loss_of(epsilon=1.0, delta=1e-6), snapshot_counts=snapshot,
                                          vocabulary=["gas", "prices", "</s>", "<unk>"])  # the special tokens are the models'

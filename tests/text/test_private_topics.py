@@ -24,7 +24,7 @@ WORDS = ["gas", "price", "pipeline", "golf", "lunch", "party"]
 
 
 def test_the_map_is_the_unions_and_within_the_budget():
-    meas = dpg.text.make_private_topics(*SPACE, 1.0, num_topics=2, snapshot_counts=SNAPSHOT, vocabulary=WORDS, delta=1e-7)
+    meas = dpg.text.make_private_topics(*SPACE, dp.loss_of(epsilon=1.0, delta=1e-7), num_topics=2, snapshot_counts=SNAPSHOT, vocabulary=WORDS)
     union = label_union(*SPACE, 16, 1.0, 1e-7)
     assert meas.map(1) == union.measurement.map(1) == (union.epsilon, union.delta)
     eps, delta = meas.map(1)
@@ -70,18 +70,18 @@ def test_a_topic_the_snapshot_never_saw_is_learned():
     log = pl.DataFrame(rows, schema=["message_id", "sender", "recipient", "subject"], orient="row")
     people = sorted(set(log["sender"]) | set(log["recipient"]))
     graph = pair_cooccurrence_graph(log, people, None, analyzer=str.split)[0]
-    out = dpg.text.make_private_topics(*SPACE, 10.0, num_topics=2, snapshot_counts=SNAPSHOT, vocabulary=WORDS)(graph)
+    out = dpg.text.make_private_topics(*SPACE, dp.loss_of(epsilon=10.0, delta=1e-6), num_topics=2, snapshot_counts=SNAPSHOT, vocabulary=WORDS)(graph)
     assert set(new) <= set(out.new_words)
     assert any(set(t[:4]) == set(new) for t in out.topics.top(4))
     assert all(v >= out.threshold for v in out.released.values())
-    nothing = dpg.text.make_private_topics(*SPACE, 10.0, num_topics=2, snapshot_counts=SNAPSHOT, vocabulary=WORDS)(
+    nothing = dpg.text.make_private_topics(*SPACE, dp.loss_of(epsilon=10.0, delta=1e-6), num_topics=2, snapshot_counts=SNAPSHOT, vocabulary=WORDS)(
         pair_cooccurrence_graph(log.head(3), people, None, analyzer=str.split)[0])
     assert nothing.released == {} and nothing.new_words == ()
 
 
 def test_malformed_released_keys_are_left_out():
     graph = dpg.Graph.from_edges(list(range(30)), list(range(30, 60)), num_nodes=60, labels=[["a+b+c", "+x", "gas+price", "price+gas"]] * 30)
-    out = dpg.text.make_private_topics(*SPACE, 1e4, num_topics=1, snapshot_counts=SNAPSHOT, vocabulary=WORDS, delta=0.1)(graph)
+    out = dpg.text.make_private_topics(*SPACE, dp.loss_of(epsilon=1e4, delta=0.1), num_topics=1, snapshot_counts=SNAPSHOT, vocabulary=WORDS)(graph)
     assert set(out.released) == {"gas+price"}
 
 
@@ -96,9 +96,11 @@ def test_malformed_released_keys_are_left_out():
         (dict(vocabulary="gas price"), TypeError, "vocabulary"),
         (dict(max_pairs_per_edge=0), ValueError, "max_pairs_per_edge"),
         (dict(delta=0.0), ValueError, "delta"),
+        (dict(epsilon=0.0), ValueError, "epsilon"),
     ],
 )
 def test_bad_arguments_are_refused_when_built(kwargs, error, match):
-    arguments = dict(num_topics=2, snapshot_counts=SNAPSHOT, vocabulary=WORDS) | kwargs
+    arguments = dict(epsilon=1.0, delta=1e-6, num_topics=2, snapshot_counts=SNAPSHOT, vocabulary=WORDS) | kwargs
+    budget = dp.loss_of(epsilon=arguments.pop("epsilon"), delta=arguments.pop("delta"))
     with pytest.raises(error, match=match):
-        dpg.text.make_private_topics(*SPACE, 1.0, **arguments)
+        dpg.text.make_private_topics(*SPACE, budget, **arguments)

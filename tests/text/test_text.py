@@ -280,3 +280,24 @@ def test_the_synthetic_topic_log_plants_its_topics():
     assert again.equals(log)
     with pytest.raises(ValueError, match="focus"):
         dpg.datasets.synthetic_topic_log(focus=1.5)
+
+
+def test_models_are_frozen_values():
+    """Issue 42: a released model is a value (core/_frozen.py), as the package's other results."""
+    import dataclasses
+    import pickle
+
+    from opendp_graph.text import NGramModel, mixture
+
+    model = NGramModel.from_counts({"gas": 3, "</s>": 3, "<s> gas": 3, "gas </s>": 3}, order=2, vocabulary=["gas", "power"])
+    mixed = mixture([model, model], [0.5, 0.5])
+    for value, field in ((model, "order"), (model, "vocabulary"), (mixed, "weights"), (mixed, "models")):
+        with pytest.raises(dataclasses.FrozenInstanceError, match="is immutable"):
+            setattr(value, field, 7)
+        with pytest.raises(dataclasses.FrozenInstanceError, match="is immutable"):
+            delattr(value, field)
+    with pytest.raises(TypeError):
+        model._probs[("gas",)] = 1.0  # the tables are read-only views
+    for value in (model, mixed):
+        again = pickle.loads(pickle.dumps(value))
+        assert again.prob("gas", ["<s>"]) == value.prob("gas", ["<s>"]) and again.vocabulary == value.vocabulary

@@ -330,6 +330,6 @@ def test_node_insertion_on_a_fixed_size_domain_is_refused_below_two():
     assert (free >> dpg.then_edge_count()).map(1) > 0
     assert ((fixed, dpg.node_distance()) >> dpg.then_edge_count()).map(1) > 0
     with pytest.raises((ValueError, dp.OpenDPException), match="one insertion apart"):
-        dpg.make_private_degree_distribution(fixed, dpg.node_insertion_distance(), epsilon=1.0, candidates=[2])
+        dpg.make_private_degree_distribution(fixed, dpg.node_insertion_distance(), privacy_loss=dp.loss_of(epsilon=1.0), candidates=[2])
     assert dpg.make_private_degree_distribution(
-        fixed, dpg.node_insertion_distance(), epsilon=1.0, candidates=[2], d_in=2).map(2) == pytest.approx(1.0)
+        fixed, dpg.node_insertion_distance(), privacy_loss=dp.loss_of(epsilon=1.0), candidates=[2], d_in=2).map(2) == pytest.approx(1.0)

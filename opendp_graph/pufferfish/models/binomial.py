@@ -161,17 +161,18 @@ class BinomialModel(CorrelationModel):
     def fit_dp(
         cls,
         graph: Graph,
-        epsilon: float,
+        privacy_loss: tuple[Any, Any],
         *,
         vocabulary: Any,
         max_labels_per_edge: int,
         beta: float = 0.05,
     ) -> "BinomialModel":
-        """Fit the Binomial model under ``epsilon``-DP (edge-label distance, one edge's labels);
+        """Fit the Binomial model under ``ε``-DP (edge-label distance, one edge's labels);
         the proof of the fit's privacy and of its conservative ``W`` is in :mod:`..dp_fit`.
 
         :param graph: the private labelled graph (its structure is public).
-        :param epsilon: the fit's own privacy budget (added to whatever the release spends).
+        :param privacy_loss: the fit's own budget, ``dp.loss_of(epsilon=ε)`` (added to whatever the
+            release spends).
         :param vocabulary: the public properties the model (and the release) are about.
         :param max_labels_per_edge: ``c``, as in the release; the model describes the truncated labelling.
         :param beta: failure probability of the conservative bound.
@@ -179,7 +180,7 @@ class BinomialModel(CorrelationModel):
             measurement, the noisy statistics, the scale and the tail bound.
         """
         p0, p1, neighbour_counts, options = binomial_parameters_dp(
-            graph, epsilon, vocabulary=vocabulary, max_labels_per_edge=max_labels_per_edge, beta=beta
+            graph, privacy_loss, vocabulary=vocabulary, max_labels_per_edge=max_labels_per_edge, beta=beta
         )
         return cls(p0, p1, neighbour_counts, **options)
 
@@ -303,12 +304,13 @@ class BinomialModel(CorrelationModel):
 
 def fit_binomial_dp(
     graph: Graph,
-    epsilon: float,
+    privacy_loss: tuple[Any, Any],
     *,
     vocabulary: Any,
     max_labels_per_edge: int,
     beta: float = 0.05,
 ) -> BinomialModel:
     """:meth:`BinomialModel.fit_dp` as a function: the Binomial model fitted under
-    ``epsilon``-DP with its own budget (proofs in :mod:`opendp_graph.pufferfish.dp_fit`)."""
-    return BinomialModel.fit_dp(graph, epsilon, vocabulary=vocabulary, max_labels_per_edge=max_labels_per_edge, beta=beta)
+    ``privacy_loss = dp.loss_of(epsilon=ε)`` with its own budget (proofs in
+    :mod:`opendp_graph.pufferfish.dp_fit`)."""
+    return BinomialModel.fit_dp(graph, privacy_loss, vocabulary=vocabulary, max_labels_per_edge=max_labels_per_edge, beta=beta)
