@@ -31,7 +31,7 @@ C. **Pufferfish**: the unigram counts under the Binomial model built from public
    each over ``--runs / 3k`` releases of the 2001 counts (``k`` = 1, 4 and 16 composed releases).
    Part B is run at ``c = 50`` and at ``c = 8``.
 
-The run quoted in README is ``benchmarks/GAUSSIAN.txt``.
+The run quoted in docs/guarantees.md is ``benchmarks/GAUSSIAN.txt``.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ times by :func:`opendp_graph.polars.make_private_total` at ε = 1 under add/remo
 with two ladders: R2T's powers of two up to the public bound, and a short public ladder. Printed
 beside the truth: the capped totals at fixed caps (bias of each cap, no noise), the median
 relative error of the estimate, how often the stated interval ``[estimate, upper]`` holds the
-truth, and the caps chosen. The output of the run quoted in README is ``benchmarks/PERSON_LEVEL.txt``.
+truth, and the caps chosen. The output of the run quoted in docs/polars.md is ``benchmarks/PERSON_LEVEL.txt``.
 """
 
 from __future__ import annotations

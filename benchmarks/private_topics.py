@@ -109,13 +109,13 @@ def main(argv=None) -> None:
 
     try:
         split = lm.split_log(None if args.data is None else f"{args.data}/enron-perry-wolfe",
-                             analyzer=dpg.text.make_analyzer(stop_words="english"))
+                             analyzer=dpg.text.tokenizer(stop_words="english"))
     except (FileNotFoundError, dpg.datasets.DataUnavailableError) as reason:
         print(f"\nEnron skipped: {reason}")
         return
     print()
     compare("Enron subjects", split["rows"]["public"], split["rows"]["private"], "subject",
-            dpg.text.make_analyzer(stop_words="english"), 10, args)
+            dpg.text.tokenizer(stop_words="english"), 10, args)
 
 
 if __name__ == "__main__":

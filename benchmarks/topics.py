@@ -59,7 +59,7 @@ def main(argv=None) -> None:
     dp.enable_features("contrib", "honest-but-curious")
     start = time.perf_counter()
 
-    analyze = T.make_analyzer(stop_words="english")
+    analyze = T.tokenizer(stop_words="english")
     log = split_log(args.data, synthetic=args.synthetic, analyzer=analyze)
     employees, planted, rows = log["employees"], log["planted"], log["rows"]
     public_m, private_m, held_m = log["public"], log["private"], log["held"]

@@ -17,7 +17,16 @@ lists the public names of its own module. The papers' reproductions
 (``opendp_graph.experiments``) and ``dpg.spark`` are imported on first use only.
 """
 
-from . import core, transformations, measurements, blowfish, pufferfish, interpret, verify, polars, datasets
+from . import blowfish, core, datasets, interpret, measurements, polars, pufferfish, transformations, verify
+from .blowfish import (
+    BlowfishDistance,
+    BlowfishPolicy,
+    blowfish_distance,
+    make_standard_degree_histogram,
+    make_vip_standard_histogram,
+    then_standard_degree_histogram,
+    then_vip_standard_histogram,
+)
 from .core import (
     DegreeSequenceDistance,
     EdgeDistance,
@@ -38,6 +47,33 @@ from .core import (
     node_insertion_distance,
     padded_degree_distance,
 )
+from .interpret import NoiseChoice, choose_noise
+from .measurements import (
+    Accuracy,
+    ChoiceAccuracy,
+    DegreeDistributionRelease,
+    calibrate_gaussian_threshold,
+    calibrate_laplace_threshold,
+    context,
+    degree_distribution_noise,
+    fit_degree_histogram,
+    histogram_from_cumulative,
+    make_candidate_top_k,
+    make_corrected_gaussian_threshold,
+    make_corrected_laplace_threshold,
+    make_histogram_from_cumulative,
+    make_private_degree_distribution,
+    register_with_context,
+    summarize,
+    then_candidate_top_k,
+    then_corrected_gaussian_threshold,
+    then_corrected_laplace_threshold,
+    then_private_degree_distribution,
+    zcdp_budget,
+)
+from .measurements.accuracy import accuracy
+from .measurements.release import release
+from .pufferfish import PufferfishDistance, pufferfish_distance
 from .transformations import (
     make_cumulative_degree_histogram,
     make_degree_histogram,
@@ -56,71 +92,82 @@ from .transformations import (
     then_label_counts,
     then_triangle_count,
 )
-from .measurements import (
-    Accuracy,
-    ChoiceAccuracy,
-    DegreeDistributionRelease,
-    calibrate_gaussian_threshold,
-    calibrate_laplace_threshold,
-    context,
-    degree_distribution_noise,
-    fit_degree_histogram,
-    histogram_from_cumulative,
-    make_candidate_top_k,
-    then_candidate_top_k,
-    make_histogram_from_cumulative,
-    make_corrected_gaussian_threshold,
-    make_corrected_laplace_threshold,
-    make_private_degree_distribution,
-    then_private_degree_distribution,
-    register_with_context,
-    summarize,
-    then_corrected_gaussian_threshold,
-    then_corrected_laplace_threshold,
-    zcdp_budget,
-)
-from .measurements.accuracy import accuracy
-from .measurements.release import release
-from .blowfish import (
-    BlowfishDistance,
-    BlowfishPolicy,
-    blowfish_distance,
-    make_standard_degree_histogram,
-    make_vip_standard_histogram,
-    then_standard_degree_histogram,
-    then_vip_standard_histogram,
-)
-from .pufferfish import PufferfishDistance, pufferfish_distance
-from .interpret import NoiseChoice, choose_noise
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
     # core
-    "Graph", "GraphDomain", "graph_domain",
-    "EdgeDistance", "NodeDistance", "NodeInsertionDistance", "GroupDistance", "EdgeLabelDistance",
-    "DegreeSequenceDistance", "PaddedDegreeDistance", "MetricDescriptor",
-    "edge_distance", "node_distance", "node_insertion_distance", "group_distance", "edge_label_distance",
-    "degree_sequence_distance", "padded_degree_distance",
+    "Graph",
+    "GraphDomain",
+    "graph_domain",
+    "EdgeDistance",
+    "NodeDistance",
+    "NodeInsertionDistance",
+    "GroupDistance",
+    "EdgeLabelDistance",
+    "DegreeSequenceDistance",
+    "PaddedDegreeDistance",
+    "MetricDescriptor",
+    "edge_distance",
+    "node_distance",
+    "node_insertion_distance",
+    "group_distance",
+    "edge_label_distance",
+    "degree_sequence_distance",
+    "padded_degree_distance",
     # transformations
-    "make_edge_count", "then_edge_count", "make_degree_histogram", "then_degree_histogram",
-    "make_cumulative_degree_histogram", "then_cumulative_degree_histogram",
-    "make_degree_tail_counts", "then_degree_tail_counts", "make_triangle_count", "then_triangle_count",
-    "make_label_counts", "then_label_counts", "make_label_count_map", "then_label_count_map",
-    "make_degree_projection", "then_degree_projection",
+    "make_edge_count",
+    "then_edge_count",
+    "make_degree_histogram",
+    "then_degree_histogram",
+    "make_cumulative_degree_histogram",
+    "then_cumulative_degree_histogram",
+    "make_degree_tail_counts",
+    "then_degree_tail_counts",
+    "make_triangle_count",
+    "then_triangle_count",
+    "make_label_counts",
+    "then_label_counts",
+    "make_label_count_map",
+    "then_label_count_map",
+    "make_degree_projection",
+    "then_degree_projection",
     # measurements
-    "make_corrected_laplace_threshold", "then_corrected_laplace_threshold", "calibrate_laplace_threshold", "make_candidate_top_k", "then_candidate_top_k",
-    "make_corrected_gaussian_threshold", "then_corrected_gaussian_threshold", "calibrate_gaussian_threshold",
-    "make_private_degree_distribution", "then_private_degree_distribution", "DegreeDistributionRelease", "degree_distribution_noise",
-    "fit_degree_histogram", "histogram_from_cumulative", "make_histogram_from_cumulative",
-    "accuracy", "Accuracy", "ChoiceAccuracy", "summarize", "context", "register_with_context", "zcdp_budget",
+    "make_corrected_laplace_threshold",
+    "then_corrected_laplace_threshold",
+    "calibrate_laplace_threshold",
+    "make_candidate_top_k",
+    "then_candidate_top_k",
+    "make_corrected_gaussian_threshold",
+    "then_corrected_gaussian_threshold",
+    "calibrate_gaussian_threshold",
+    "make_private_degree_distribution",
+    "then_private_degree_distribution",
+    "DegreeDistributionRelease",
+    "degree_distribution_noise",
+    "fit_degree_histogram",
+    "histogram_from_cumulative",
+    "make_histogram_from_cumulative",
+    "accuracy",
+    "Accuracy",
+    "ChoiceAccuracy",
+    "summarize",
+    "context",
+    "register_with_context",
+    "zcdp_budget",
     "release",
-    "choose_noise", "NoiseChoice",
+    "choose_noise",
+    "NoiseChoice",
     # privacy notions
-    "BlowfishPolicy", "BlowfishDistance", "blowfish_distance",
-    "make_standard_degree_histogram", "then_standard_degree_histogram",
-    "make_vip_standard_histogram", "then_vip_standard_histogram",
-    "PufferfishDistance", "pufferfish_distance",
+    "BlowfishPolicy",
+    "BlowfishDistance",
+    "blowfish_distance",
+    "make_standard_degree_histogram",
+    "then_standard_degree_histogram",
+    "make_vip_standard_histogram",
+    "then_vip_standard_histogram",
+    "PufferfishDistance",
+    "pufferfish_distance",
 ]
 
 

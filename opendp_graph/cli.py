@@ -65,8 +65,11 @@ def demo(graph_name: str = "karate", epsilon: float = 1.0, group_size: int = 3, 
         source = g if projection is None else degree_projection(g, projection)
         queries = [
             ("edge count", then_edge_count(), source.num_edges),
-            (f"nodes of degree ≤ 2 (cumulative hist., {bins + 1} bins)", then_cumulative_degree_histogram(max_degree=bins),
-             cumulative_degree_histogram(source, bins)[2]),
+            (
+                f"nodes of degree ≤ 2 (cumulative hist., {bins + 1} bins)",
+                then_cumulative_degree_histogram(max_degree=bins),
+                cumulative_degree_histogram(source, bins)[2],
+            ),
         ]
         if projection is None:  # no stable node-level triangle bound without a declared max degree
             queries.append(("triangles", then_triangle_count(), triangle_count(source)))
@@ -86,9 +89,7 @@ def demo(graph_name: str = "karate", epsilon: float = 1.0, group_size: int = 3, 
                 value = value[2]
             if projection is not None:  # the release estimates the projected graph's statistic
                 label += " (of the projection)"
-            rows.append(
-                {"unit": unit, "statistic": label, "true": true, "released": value, "epsilon": meas.map(1), "scale": scale}
-            )
+            rows.append({"unit": unit, "statistic": label, "true": true, "released": value, "epsilon": meas.map(1), "scale": scale})
         rows.append({"unit": unit, "statistic": "total (composition)", "true": "", "released": "", "epsilon": composed.map(1), "scale": ""})
     return rows
 

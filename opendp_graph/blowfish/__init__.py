@@ -19,7 +19,7 @@
 6
 """
 
-from . import rules  # noqa: F401  (registers the stability rules)
+from . import rules
 from .metric import BlowfishDistance, blowfish_distance, changed_pairs
 from .policy import BlowfishPolicy
 from .queries import (

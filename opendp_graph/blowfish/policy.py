@@ -108,9 +108,7 @@ class BlowfishPolicy:
         if self.secret_graph == "distance_threshold":
             object.__setattr__(self, "theta", integer_at_least("theta", self.theta, 1))
             if n is not None and self.theta > max(n - 1, 1):
-                raise ValueError(
-                    f"theta={self.theta} exceeds n - 1 = {n - 1} contacts: use BlowfishPolicy.full(...) instead"
-                )
+                raise ValueError(f"theta={self.theta} exceeds n - 1 = {n - 1} contacts: use BlowfishPolicy.full(...) instead")
         elif self.theta is not None:
             raise ValueError(f"theta only applies to the distance_threshold secret graph, not {self.secret_graph!r}")
         if self.secret_graph == "partitioned":
@@ -148,27 +146,25 @@ class BlowfishPolicy:
 
     # ------------------------------------------------------------------ constructors
     @classmethod
-    def attribute(cls, vip: Iterable[int] | None = None, *, num_nodes: int | None = None) -> "BlowfishPolicy":
+    def attribute(cls, vip: Iterable[int] | None = None, *, num_nodes: int | None = None) -> BlowfishPolicy:
         """Protected people cannot be told apart from themselves with one contact more or less
         (``S^attr_pairs``). With ``vip=None`` this is edge-level DP (Theorem 1)."""
         return cls("attribute", vip=vip, num_nodes=num_nodes)
 
     @classmethod
-    def full(cls, vip: Iterable[int] | None = None, *, num_nodes: int | None = None) -> "BlowfishPolicy":
+    def full(cls, vip: Iterable[int] | None = None, *, num_nodes: int | None = None) -> BlowfishPolicy:
         """Protected people's whole ego networks are secret (``S^full_pairs``). With
         ``vip=None`` this is (bounded, rewiring) node-level DP."""
         return cls("full", vip=vip, num_nodes=num_nodes)
 
     @classmethod
-    def partitioned(cls, partition: Iterable[Iterable[int]], vip: Iterable[int] | None = None) -> "BlowfishPolicy":
+    def partitioned(cls, partition: Iterable[Iterable[int]], vip: Iterable[int] | None = None) -> BlowfishPolicy:
         """Protected people's contacts inside any one cell of the public ``partition`` of the
         people are secret (which and how many), but not changes spanning two cells at once."""
         return cls("partitioned", vip=vip, partition=partition)
 
     @classmethod
-    def distance_threshold(
-        cls, theta: int, vip: Iterable[int] | None = None, *, num_nodes: int | None = None
-    ) -> "BlowfishPolicy":
+    def distance_threshold(cls, theta: int, vip: Iterable[int] | None = None, *, num_nodes: int | None = None) -> BlowfishPolicy:
         """Protected people's ego networks are secret up to ``theta`` contacts changed at once
         (Hamming distance ``≤ θ``, ``S^{d,θ}_pairs``); ``θ = 1`` is :meth:`attribute`."""
         return cls("distance_threshold", vip=vip, theta=theta, num_nodes=num_nodes)

@@ -61,9 +61,7 @@ def vip_standard_histogram(graph: Graph, vip: Iterable[int], max_count: int, sid
     bin, ``≥ max_count``)."""
     mask = _vip_mask(graph, tuple(sorted(vip)))
     across = mask[graph.src] != mask[graph.dst]
-    counts = np.bincount(graph.src[across], minlength=graph.num_nodes) + np.bincount(
-        graph.dst[across], minlength=graph.num_nodes
-    )
+    counts = np.bincount(graph.src[across], minlength=graph.num_nodes) + np.bincount(graph.dst[across], minlength=graph.num_nodes)
     chosen = counts[mask] if side == "vip" else counts[~mask]
     return np.bincount(np.minimum(chosen, max_count), minlength=max_count + 1).astype(np.int64).tolist()
 
@@ -76,10 +74,7 @@ def _resolve_vip(input_domain: dp.Domain, input_metric: dp.Metric, vip: Any) -> 
     if isinstance(metric, BlowfishDistance):
         policy_vip = metric.policy.vip
         if policy_vip is None:
-            raise ValueError(
-                "this query needs VIP and standard people, but the policy protects everyone (vip=None); "
-                "build the policy with vip=[...]"
-            )
+            raise ValueError("this query needs VIP and standard people, but the policy protects everyone (vip=None); build the policy with vip=[...]")
         if given is not None and given != policy_vip:
             raise ValueError("vip differs from the VIP set of the input metric's Blowfish policy")
         given = policy_vip
@@ -195,14 +190,10 @@ def l2_of_vertex_moves(l1_stability):
     return stability
 
 
-STANDARD_DEGREE_HISTOGRAM_L2 = variant(
-    make_standard_degree_histogram, "l2", derived_from=make_standard_degree_histogram, adapt=l2_of_vertex_moves
-)
+STANDARD_DEGREE_HISTOGRAM_L2 = variant(make_standard_degree_histogram, "l2", derived_from=make_standard_degree_histogram, adapt=l2_of_vertex_moves)
 """The rules of :func:`make_standard_degree_histogram` into ``dp.l2_distance(T=dp.f64)``: its L1
 rules (every notion) divided by ``√2`` (:func:`l2_of_vertex_moves`)."""
 
-VIP_STANDARD_HISTOGRAM_L2 = variant(
-    make_vip_standard_histogram, "l2", derived_from=make_vip_standard_histogram, adapt=l2_of_vertex_moves
-)
+VIP_STANDARD_HISTOGRAM_L2 = variant(make_vip_standard_histogram, "l2", derived_from=make_vip_standard_histogram, adapt=l2_of_vertex_moves)
 """The rules of :func:`make_vip_standard_histogram` into ``dp.l2_distance(T=dp.f64)``: its L1
 rules divided by ``√2`` (:func:`l2_of_vertex_moves`)."""

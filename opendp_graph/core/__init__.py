@@ -13,9 +13,9 @@ Each ``__all__`` of the package lists its own module's public names; the top-lev
 (``opendp_graph/__init__.py``) names the ones it lifts to ``dpg.<name>``.
 """
 
+from . import metrics
 from .domains import GraphDomain, graph_domain, graph_domain_descriptor
 from .graph import MAX_NUM_NODES, Graph
-from . import metrics
-from .metrics import *  # noqa: F401,F403  (the metrics module's __all__)
+from .metrics import *  # noqa: F403  (the metrics module's __all__)
 
 __all__ = ["Graph", "MAX_NUM_NODES", "GraphDomain", "graph_domain", "graph_domain_descriptor", *metrics.__all__]

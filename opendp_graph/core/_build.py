@@ -35,8 +35,7 @@ def _check_num_nodes(num_nodes: Any) -> int:
         raise ValueError(f"num_nodes must be a non-negative integer, got {num_nodes}")
     if num_nodes > MAX_NUM_NODES:
         raise ValueError(
-            f"num_nodes is {num_nodes}, above the largest supported node count {MAX_NUM_NODES} "
-            "(edge keys src * num_nodes + dst must fit in int64)"
+            f"num_nodes is {num_nodes}, above the largest supported node count {MAX_NUM_NODES} (edge keys src * num_nodes + dst must fit in int64)"
         )
     return int(num_nodes)
 
@@ -44,8 +43,7 @@ def _check_num_nodes(num_nodes: Any) -> int:
 def _too_large(name: str) -> ValueError:
     # never the index itself: a refusal of private data names the broken rule, not a value read from it
     return ValueError(
-        f"{name} holds a node index above the largest supported node index {MAX_NUM_NODES - 1} "
-        f"(a graph has at most {MAX_NUM_NODES} nodes)"
+        f"{name} holds a node index above the largest supported node index {MAX_NUM_NODES - 1} (a graph has at most {MAX_NUM_NODES} nodes)"
     )
 
 
@@ -209,9 +207,7 @@ def _label_set(value: Any, where: str) -> frozenset[str]:
     if value is None:
         return frozenset()
     if isinstance(value, (str, bytes)):
-        raise TypeError(
-            f"labels of {where} must be an iterable of strings, got a single string; wrap it in a list"
-        )
+        raise TypeError(f"labels of {where} must be an iterable of strings, got a single string; wrap it in a list")
     try:
         items = frozenset(value)
     except TypeError:
@@ -236,6 +232,7 @@ def node_id_tuple(node_ids: Any) -> tuple | None:
     except TypeError:
         raise TypeError(f"node_ids must be a sequence of node names, got {type(node_ids).__name__}") from None
 
+
 def check_node_ids(ids: tuple | None, num_nodes: int) -> tuple | None:
     if ids is None:
         return None
@@ -253,6 +250,7 @@ def check_node_ids(ids: tuple | None, num_nodes: int) -> tuple | None:
         raise ValueError("node_ids must each equal itself (a NaN names no node: use another id)")
     return ids
 
+
 def check_vocabulary(vocabulary: Any) -> list[str]:
     if isinstance(vocabulary, (str, bytes)):
         raise TypeError(f"vocabulary must be a sequence of strings, got a single string {vocabulary!r}")
@@ -266,6 +264,7 @@ def check_vocabulary(vocabulary: Any) -> list[str]:
     if len(set(vocab)) != len(vocab):
         raise ValueError("vocabulary has duplicate entries")
     return vocab
+
 
 def check_label_matrix(label_matrix: Any, shape: tuple[int, int]) -> sp.coo_array:
     """The label matrix as COO after checking its shape and that every stored entry is 0/1.

@@ -14,7 +14,12 @@ from typing import Any
 import opendp.prelude as dp
 
 __all__ = [
-    "float_at_most", "integer_at_least", "not_a_graph", "positive_integer", "positive_finite", "open_probability",
+    "float_at_most",
+    "integer_at_least",
+    "not_a_graph",
+    "positive_integer",
+    "positive_finite",
+    "open_probability",
     "privacy_budget",
 ]
 
@@ -274,7 +279,6 @@ def property_names(value: Any) -> tuple[str, ...]:
         raise ValueError("vocabulary has duplicate entries")
     check_label_names(vocab, "a vocabulary entry")
     return vocab
-
 
 
 def utc_datetime(name: str, value: Any):

@@ -19,7 +19,8 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 __all__ = ["AUTO_DELAY", "check_progress", "resolve_progress"]
 
@@ -34,7 +35,7 @@ def check_progress(progress: Any) -> Any:
     raise TypeError(f"progress must be None, True, False or a callable(stage, done, total), got {type(progress).__name__}")
 
 
-def resolve_progress(progress: Any, *, label: str, unit: str | None = None) -> "_Reporter":
+def resolve_progress(progress: Any, *, label: str, unit: str | None = None) -> _Reporter:
     """Check a ``progress=`` argument and return the reporter of one stage called ``label``.
 
     ``unit`` names what the stage counts (``"trials"``): the bar then shows ``done/total unit``;

@@ -26,8 +26,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _build
-from ._checks import check_label_names
-from ._frozen import frozen
 from ._build import (
     MAX_NUM_NODES,
     _any_equal,
@@ -39,6 +37,8 @@ from ._build import (
     _label_set,
     _sort_order,
 )
+from ._checks import check_label_names
+from ._frozen import frozen
 
 __all__ = ["MAX_NUM_NODES", "Graph"]
 
@@ -50,9 +50,7 @@ def _compact_index(labels: sp.csr_array) -> sp.csr_array:
     small = max(labels.nnz, *labels.shape) < 2**31 - 1
     if not small or (labels.indices.dtype == np.int32 and labels.indptr.dtype == np.int32):
         return labels
-    return sp.csr_array(
-        (labels.data, labels.indices.astype(np.int32), labels.indptr.astype(np.int32)), shape=labels.shape, copy=False
-    )
+    return sp.csr_array((labels.data, labels.indices.astype(np.int32), labels.indptr.astype(np.int32)), shape=labels.shape, copy=False)
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -74,7 +72,7 @@ def _graph_from_state(
     labels: sp.csr_array | None,
     vocabulary: tuple[str, ...] | None,
     node_ids: tuple | None,
-) -> "Graph":
+) -> Graph:
     """Unpickling: rebuild through the trusted constructor (arrays read-only, caches recomputed lazily)."""
     return Graph._from_canonical(num_nodes=num_nodes, src=src, dst=dst, labels=labels, vocabulary=vocabulary, node_ids=node_ids)
 
@@ -137,7 +135,7 @@ class Graph:
         labels: sp.csr_array | None = None,
         vocabulary: tuple[str, ...] | None = None,
         node_ids: tuple | None = None,
-    ) -> "Graph":
+    ) -> Graph:
         """Trusted constructor for this package's code: the caller guarantees canonical arrays
         (``src < dst < num_nodes``, sorted by ``(src, dst)``, unique; a sorted vocabulary)."""
         self = object.__new__(cls)
@@ -162,10 +160,10 @@ class Graph:
     def __reduce__(self):
         return _graph_from_state, (self._num_nodes, self._src, self._dst, self._labels, self._vocabulary, self._node_ids)
 
-    def __copy__(self) -> "Graph":
+    def __copy__(self) -> Graph:
         return self  # immutable: a copy would be indistinguishable
 
-    def __deepcopy__(self, memo: dict) -> "Graph":
+    def __deepcopy__(self, memo: dict) -> Graph:
         return self  # immutable all the way down (read-only arrays, tuples of ids and labels)
 
     # ------------------------------------------------------------------ constructors
@@ -179,7 +177,7 @@ class Graph:
         *,
         node_ids: Sequence[Any] | None = None,
         self_loops: str = "error",
-    ) -> "Graph":
+    ) -> Graph:
         """Build a graph from two arrays of node indices (one undirected edge per position).
 
         :param src: first endpoint of each edge: integers (any integer dtype, or floats holding
@@ -239,7 +237,7 @@ class Graph:
         directed: str = "error",
         multiedges: str = "error",
         self_loops: str = "error",
-    ) -> "Graph":
+    ) -> Graph:
         """Convert a NetworkX graph; its nodes (in iteration order) become the public node ids.
 
         :param graph: a ``networkx.Graph`` (or, when asked for, a directed or multi graph).
@@ -304,7 +302,7 @@ class Graph:
         label_matrix: sp.sparray | sp.spmatrix | None = None,
         vocabulary: Sequence[str] | None = None,
         node_ids: Sequence[Any] | None = None,
-    ) -> "Graph":
+    ) -> Graph:
         """Fast path for large graphs: edges as arrays and labels as a sparse (edge × property) matrix.
 
         :param src: first endpoint of each edge: integers (any integer dtype, or floats holding
@@ -520,16 +518,15 @@ class Graph:
             out.add_edges_from((names[a], names[b]) for a, b in zip(self._src.tolist(), self._dst.tolist()))
         else:
             out.add_edges_from(
-                (names[a], names[b], {label_attr: lab})
-                for a, b, lab in zip(self._src.tolist(), self._dst.tolist(), self.label_sets())
+                (names[a], names[b], {label_attr: lab}) for a, b, lab in zip(self._src.tolist(), self._dst.tolist(), self.label_sets())
             )
         return out
 
-    def without_labels(self) -> "Graph":
+    def without_labels(self) -> Graph:
         """The same structure with the labels dropped."""
         return Graph._from_canonical(num_nodes=self._num_nodes, src=self._src, dst=self._dst, node_ids=self._node_ids)
 
-    def with_label_sets(self, label_sets: Sequence[Iterable[str]]) -> "Graph":
+    def with_label_sets(self, label_sets: Sequence[Iterable[str]]) -> Graph:
         """The same structure with new labels (one iterable of strings per edge, in edge order)."""
         if isinstance(label_sets, (str, bytes)) or not isinstance(label_sets, Iterable):
             raise TypeError(f"label_sets must be a sequence of label sets (one per edge), got {type(label_sets).__name__}")
@@ -545,7 +542,7 @@ class Graph:
         )
 
     # ------------------------------------------------------------------ value semantics
-    def same_node_set(self, other: "Graph") -> bool:
+    def same_node_set(self, other: Graph) -> bool:
         """Whether both graphs have the same public node set (size and ids)."""
         return self._num_nodes == other._num_nodes and self._node_ids == other._node_ids
 

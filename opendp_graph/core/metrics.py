@@ -448,5 +448,3 @@ def integer_d_in(d_in: Any) -> int:
     if isinstance(d_in, Integral):  # numpy integers too (their floor goes through a float)
         return int(d_in)
     return int(math.floor(d_in))
-
-

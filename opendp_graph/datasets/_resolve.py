@@ -353,9 +353,7 @@ class _Normalise:
         os.replace(temporary, target)
         digest = pooch.file_hash(str(target), alg="sha256")
         if digest != self.file.sha256:
-            raise DataIntegrityError(
-                f"{self.file.name}: after normalising, SHA-256 {digest} differs from the expected {self.file.sha256}"
-            )
+            raise DataIntegrityError(f"{self.file.name}: after normalising, SHA-256 {digest} differs from the expected {self.file.sha256}")
         return str(target)
 
 
@@ -382,9 +380,7 @@ def _download(dataset: Dataset, reasons: list[str]) -> Path:
             try:
                 pup.fetch(file.name, processor=processor, downloader=downloader)
             except DataIntegrityError as error:
-                raise DataIntegrityError(
-                    f"data set {dataset.name!r}: {error} (downloaded from {urls[file.name]}); nothing was cached"
-                ) from None
+                raise DataIntegrityError(f"data set {dataset.name!r}: {error} (downloaded from {urls[file.name]}); nothing was cached") from None
             except ValueError as error:  # pooch: the downloaded file's hash differs from the registry's
                 raise DataIntegrityError(
                     f"data set {dataset.name!r}: {file.name} downloaded from {urls[file.name]} is corrupted or "

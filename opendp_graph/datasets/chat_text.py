@@ -106,7 +106,7 @@ def synthetic_chat_text(
     # topic popularity per month: a smooth random walk on log-weights; emerging topics are zero before start
     walk = np.cumsum(rng.normal(0.0, 0.35, size=(months, topics)), axis=0)
     popularity = np.exp(walk)
-    popularity[:start, topics - new:] = 0.0
+    popularity[:start, topics - new :] = 0.0
     popularity /= popularity.sum(axis=1, keepdims=True)
     # each person's favourite topic, among those already present when the log starts
     favourite = rng.integers(0, topics - new, size=people)
@@ -150,7 +150,5 @@ def synthetic_chat_text(
             texts.append(_BOT_PHRASES[bot_phrase[i]])
             continue
         t = topic[i]
-        texts.append(" ".join(
-            _FUNCTION_WORDS[function_word[i, j]] if function[i, j] else f"t{t}w{tokens[i, j]}" for j in range(length[i])
-        ))
+        texts.append(" ".join(_FUNCTION_WORDS[function_word[i, j]] if function[i, j] else f"t{t}w{tokens[i, j]}" for j in range(length[i])))
     return log.with_columns(pl.Series("text", texts, dtype=pl.String))

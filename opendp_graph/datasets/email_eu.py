@@ -51,9 +51,7 @@ def _folder(path: Any) -> Path:
 def _read_pairs(file: Path, names: list[str]):
     import polars as pl
 
-    return pl.read_csv(
-        file, separator=" ", has_header=False, new_columns=names, schema_overrides={n: pl.Int64 for n in names}
-    )
+    return pl.read_csv(file, separator=" ", has_header=False, new_columns=names, schema_overrides={n: pl.Int64 for n in names})
 
 
 def load_email_eu_core_departments(path: str | Path | None = None):

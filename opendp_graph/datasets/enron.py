@@ -242,6 +242,4 @@ def load_enron(path: str | Path | None = None, *, start=None, end=None, bigrams:
         shape=(len(distinct), len(vocabulary)),
     )
     labels = by_subject[subject_row]
-    return Graph.from_arrays(
-        u, v, num_nodes=ids.size, label_matrix=labels, vocabulary=list(vocabulary), node_ids=[int(e) for e in ids]
-    )
+    return Graph.from_arrays(u, v, num_nodes=ids.size, label_matrix=labels, vocabulary=list(vocabulary), node_ids=[int(e) for e in ids])

@@ -126,6 +126,12 @@ def synthetic_chat_log(num_messages: int = 60_000, *, seed: Any = 0):
     (60000, True, 1)
     """
     return synthetic_message_log(
-        num_messages, num_people=6_000, num_bots=3, bot_replies=700, self_share=0.25, extra_recipients=0.0, tail=1.5,
+        num_messages,
+        num_people=6_000,
+        num_bots=3,
+        bot_replies=700,
+        self_share=0.25,
+        extra_recipients=0.0,
+        tail=1.5,
         seed=seed,
     )

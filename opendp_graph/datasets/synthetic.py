@@ -138,9 +138,7 @@ def power_law_graph(num_edges: int, *, num_nodes: int | None = None, degree_expo
     gamma = _real_arg("degree_exponent", degree_exponent, 2.0, math.inf, open_low=True)
     rng = _rng(seed)
     if m > n * (n - 1) // 4:
-        raise ValueError(
-            f"{m} edges on {n} nodes is more than a quarter of all pairs; a sparse heavy-tailed graph needs more nodes"
-        )
+        raise ValueError(f"{m} edges on {n} nodes is more than a quarter of all pairs; a sparse heavy-tailed graph needs more nodes")
     # Inverse-CDF sampling from the density ∝ (x + 1)^-α on [0, n), α = 1/(γ−1) < 1; the node is
     # floor(x), so node i has weight ∫_i^{i+1} (x + 1)^-α dx (≈ (i + 1.5)^-α): a power law.
     one_minus_alpha = 1.0 - 1.0 / (gamma - 1.0)
@@ -340,9 +338,7 @@ def synthetic_labeled_graph(
     (0.1004, 0.4312)
     """
     m = integer_at_least("num_edges", num_edges, 0)
-    pi = member_probabilities(
-        num_properties, labels_per_edge, tag_prob=tag_prob, background=background, property_exponent=property_exponent
-    )
+    pi = member_probabilities(num_properties, labels_per_edge, tag_prob=tag_prob, background=background, property_exponent=property_exponent)
     t, beta = float(tag_prob), float(background)
     if num_nodes is not None:
         integer_at_least("num_nodes", num_nodes, 1)
@@ -368,9 +364,7 @@ def synthetic_labeled_graph(
     del rows_parts, cols_parts
     matrix = sp.coo_array((np.ones(rows.size, dtype=bool), (rows, cols)), shape=(e, pi.size))
     del rows, cols
-    graph = Graph.from_arrays(
-        structure.src, structure.dst, n, label_matrix=matrix, vocabulary=_property_names(pi.size)
-    )
+    graph = Graph.from_arrays(structure.src, structure.dst, n, label_matrix=matrix, vocabulary=_property_names(pi.size))
     p0, p1 = label_correlation(pi, t, beta)
     return SyntheticGraph(
         graph=graph,

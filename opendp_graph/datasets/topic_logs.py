@@ -73,20 +73,19 @@ def synthetic_topic_log(
     subjects = []
     for s, n in zip(sender.tolist(), lengths.tolist()):
         own = rng.random(n) < focus
-        words = [
-            topics[team[s]][int(rng.integers(words_per_topic))] if o else str(common[rng.choice(background, p=zipf)])
-            for o in own.tolist()
-        ]
+        words = [topics[team[s]][int(rng.integers(words_per_topic))] if o else str(common[rng.choice(background, p=zipf)]) for o in own.tolist()]
         subjects.append(" ".join(words))
     start = datetime(2020, 1, 1, tzinfo=timezone.utc)
     span = (months * 30.44) * 86_400
     seconds = np.sort(rng.uniform(0, span, size=num_messages))
     times = [start + timedelta(seconds=float(x)) for x in seconds]
-    frame = pl.DataFrame({
-        "message_id": np.arange(num_messages, dtype=np.int64),
-        "time": pl.Series(times, dtype=pl.Datetime("us", "UTC")),
-        "sender": sender.astype(np.int64),
-        "recipient": recipient,
-        "subject": subjects,
-    })
+    frame = pl.DataFrame(
+        {
+            "message_id": np.arange(num_messages, dtype=np.int64),
+            "time": pl.Series(times, dtype=pl.Datetime("us", "UTC")),
+            "sender": sender.astype(np.int64),
+            "recipient": recipient,
+            "subject": subjects,
+        }
+    )
     return frame, topics

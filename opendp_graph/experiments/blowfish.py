@@ -78,12 +78,12 @@ from pathlib import Path
 import numpy as np
 import opendp.prelude as dp
 
-from ..core._progress import resolve_progress
 from ..blowfish import BlowfishPolicy, blowfish_distance, standard_degree_histogram
 from ..blowfish.queries import then_standard_degree_histogram
+from ..core._progress import resolve_progress
+from ..core.domains import graph_domain
 from ..datasets._resolve import DataIntegrityError, DataUnavailableError, data_path
 from ..datasets.deezer import load_deezer
-from ..core.domains import graph_domain
 from ..transformations import (
     cumulative_degree_histogram,
     degree_histogram,
@@ -418,7 +418,18 @@ def main(argv: list[str] | None = None) -> int:
     _print_table(
         "2. Sensitivity simulation under the full policy (unclamped histograms; max over samples)",
         sim,
-        ["country", "vertex", "degree", "strategy", "max_l1_complete", "derived_complete", "max_l1_cumulative", "derived_cumulative", "paper_cumulative", "takeout_bound"],
+        [
+            "country",
+            "vertex",
+            "degree",
+            "strategy",
+            "max_l1_complete",
+            "derived_complete",
+            "max_l1_cumulative",
+            "derived_cumulative",
+            "paper_cumulative",
+            "takeout_bound",
+        ],
         stream,
     )
     _print_table(

@@ -63,8 +63,8 @@ import numpy as np
 import opendp.prelude as dp
 
 from ..core._progress import resolve_progress
-from ..verify import empirical_epsilon, laplace_privacy_loss
 from ..interpret import queens_alpha, queens_count_distributions
+from ..verify import empirical_epsilon, laplace_privacy_loss
 from ._command import ArgumentParser, can_plot, int_at_least, nonnegative_int, output_folder, positive_float, print_written, probability, summary
 
 __all__ = ["main", "run", "attack_accuracy"]
@@ -94,15 +94,20 @@ def attack_accuracy(n: int, a: float, b: float, scale: float) -> float:
 def _count_audit(n: int, a: float, b: float, scale: float, samples: int, seed: int) -> float:
     m = n * (n - 1) // 2 - 1
     noise = dp.m.make_laplace(dp.vector_domain(dp.atom_domain(T=int)), dp.l1_distance(T=int), scale)
-    mech = lambda counts: noise([int(c) for c in counts])
-    s0 = lambda rng, size: rng.binomial(m, b, size=size).tolist()
-    s1 = lambda rng, size: (1 + rng.binomial(m, a, size=size)).tolist()
+
+    def mech(counts):
+        return noise([int(c) for c in counts])
+
+    def s0(rng, size):
+        return rng.binomial(m, b, size=size).tolist()
+
+    def s1(rng, size):
+        return (1 + rng.binomial(m, a, size=size)).tolist()
+
     return empirical_epsilon(mech, s0, s1, samples=samples, batch=True, seed=seed).epsilon_lower
 
 
-def run(
-    sizes, *, a: float = 0.6, b: float = 0.3, epsilon: float = 1.0, samples: int = 20_000, seed: int = SEED, progress: Any = None
-) -> list[dict]:
+def run(sizes, *, a: float = 0.6, b: float = 0.3, epsilon: float = 1.0, samples: int = 20_000, seed: int = SEED, progress: Any = None) -> list[dict]:
     """One row per hive size (see the module docstring for the columns). ``progress``: reported
     after each hive size (:mod:`opendp_graph.core._progress`)."""
     from ..pufferfish import w_infinity

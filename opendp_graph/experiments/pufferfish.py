@@ -203,8 +203,10 @@ def run(
     if vocabulary_size is not None:
         order = order[:vocabulary_size]
     vocab = [g.vocabulary[i] for i in order]
-    log(f"Enron: {g.num_nodes} people, {g.num_edges} edges, {len(g.vocabulary)} n-grams, "
-        f"{g.labels.nnz} (edge, n-gram) pairs, Dmax = {g.max_degree}; vocabulary used: {len(vocab)}")
+    log(
+        f"Enron: {g.num_nodes} people, {g.num_edges} edges, {len(g.vocabulary)} n-grams, "
+        f"{g.labels.nnz} (edge, n-gram) pairs, Dmax = {g.max_degree}; vocabulary used: {len(vocab)}"
+    )
 
     t1 = time.perf_counter()
     models: dict[str, Any] = dict(fit_all(g, progress=progress))
@@ -279,7 +281,9 @@ def run(
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
-        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init, initargs=(true_counts, true_map)) as pool:
+        with ProcessPoolExecutor(
+            jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init, initargs=(true_counts, true_map)
+        ) as pool:
             futures = {pool.submit(_noise_trials, task): task for task in tasks}
             for future in as_completed(futures):
                 trials_done.advance(futures[future][-1])
@@ -313,8 +317,7 @@ def run(
             useful.advance(1)
         useful.finish()
     log(f"done in {time.perf_counter() - t0:.0f} s")
-    return {"table1": table1, "table2": table2, "table3": table3, "usefulness": usefulness, "models": models, "graph": g,
-            "fit_seconds": fit_seconds}
+    return {"table1": table1, "table2": table2, "table3": table3, "usefulness": usefulness, "models": models, "graph": g, "fit_seconds": fit_seconds}
 
 
 def _print(rows: list[dict], title: str, columns: list[str], log=print) -> None:
@@ -376,9 +379,7 @@ def _parser() -> ArgumentParser:
         "resolves it; see `opendp-graph data list`)",
     )
     parser.add_argument("--out", default=None, help="folder for the CSV and PNG outputs (made if missing)")
-    parser.add_argument(
-        "--quick", action="store_true", help="2,000 most frequent n-grams, ε = 100 only, 2 trials, 1 process (for tests)"
-    )
+    parser.add_argument("--quick", action="store_true", help="2,000 most frequent n-grams, ε = 100 only, 2 trials, 1 process (for tests)")
     parser.add_argument("--epsilons", type=positive_floats, default=(100.0, 1.0), help="comma-separated ε values, each > 0 (default 100,1)")
     parser.add_argument("--trials", type=positive_int, default=10, help="trials at the first ε, >= 1 (default 10)")
     parser.add_argument("--small-trials", type=positive_int, default=3, help="trials at the other ε values, >= 1 (default 3)")
@@ -421,8 +422,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.quick:
             result = run(data, epsilons=(100.0,), trials=2, small_trials=1, c=args.c, vocabulary_size=2000, jobs=1, usefulness_graphs=[])
         else:
-            result = run(data, epsilons=args.epsilons, trials=args.trials, small_trials=args.small_trials, c=args.c, jobs=args.jobs,
-                         usefulness_graphs=deezer)
+            result = run(
+                data, epsilons=args.epsilons, trials=args.trials, small_trials=args.small_trials, c=args.c, jobs=args.jobs, usefulness_graphs=deezer
+            )
     except CalibrationError as error:
         parser.error(f"argument --epsilons: {error}")
 
@@ -434,7 +436,21 @@ def main(argv: list[str] | None = None) -> int:
     _print(
         result["table2"],
         "Table 2 — histogram release (yield = noisy counts > 0; paper: Avocado, ε = 100, λ = cW/ε)",
-        ["epsilon", "notion", "W", "sensitivity_L1", "lambda", "lambda_paper_cW_over_eps", "epsilon_spent", "trials", "yield_mean", "yield_std", "yield_pct", "rmse_mean", "rmse_std"],
+        [
+            "epsilon",
+            "notion",
+            "W",
+            "sensitivity_L1",
+            "lambda",
+            "lambda_paper_cW_over_eps",
+            "epsilon_spent",
+            "trials",
+            "yield_mean",
+            "yield_std",
+            "yield_pct",
+            "rmse_mean",
+            "rmse_std",
+        ],
     )
     _print(
         result["table3"],

@@ -55,8 +55,8 @@ import numpy as np
 import opendp.prelude as dp
 
 from .. import edge_distance, graph_domain, pufferfish_distance
-from ..datasets import load_enron
 from ..core.graph import Graph
+from ..datasets import load_enron
 from ..measurements.threshold import calibrate_laplace_threshold, make_corrected_laplace_threshold
 from ..pufferfish import BinomialModel, GlobalModel
 from ..transformations.labels import label_count_map, label_counts, then_label_count_map, then_label_counts
@@ -93,12 +93,8 @@ def _precision(released, ranked: list[str]) -> float:
 def _edge_top_k_scale(k: int, epsilon: float) -> float:
     """The scale of OpenDP's noisy top-k at edge level for ``ε`` (monotonic L∞: one edge moves
     every count by at most one, the same way; the map does not depend on the words counted)."""
-    query = (graph_domain(labeled=True), edge_distance()) >> then_label_counts(
-        k, [f"_{i}" for i in range(k)], output_metric=MONO
-    )
-    return dp.binary_search_param(
-        lambda s: query >> dp.m.then_noisy_top_k(dp.max_divergence(), k=k, scale=s), d_in=1, d_out=epsilon
-    )
+    query = (graph_domain(labeled=True), edge_distance()) >> then_label_counts(k, [f"_{i}" for i in range(k)], output_metric=MONO)
+    return dp.binary_search_param(lambda s: query >> dp.m.then_noisy_top_k(dp.max_divergence(), k=k, scale=s), d_in=1, d_out=epsilon)
 
 
 def _union(g: Graph, c: int, vocab, epsilon: float, delta: float, trials: int, ranked: list[str]):
@@ -188,35 +184,66 @@ def top_words_rows(
     truth = set(ranked[:k])
     public_vocab = _vocabulary_by_frequency(public)
     rows = [
-        {"release": f"edge level: noisy top-{k} over the public snapshot's {len(public_vocab):,} words",
-         "public": "yes", **_one_stage_edge(private, public_vocab, k, epsilon, trials, truth)},
-        {"release": f"edge level: noisy top-{k} over the public snapshot's {shortlist} most frequent words",
-         "public": "yes", **_one_stage_edge(private, public_vocab[:shortlist], k, epsilon, trials, truth)},
-        {"release": f"edge level: set union (c = {c}) then noisy top-{k}, no list",
-         "public": "yes", **_two_stage(private, c, k, epsilon, delta, trials, truth, ranked)},
-        {"release": f"edge level: noisy top-{k} over the private period's {len(ranked):,} words",
-         "public": "no (reference)", **_one_stage_edge(private, ranked, k, epsilon, trials, truth)},
+        {
+            "release": f"edge level: noisy top-{k} over the public snapshot's {len(public_vocab):,} words",
+            "public": "yes",
+            **_one_stage_edge(private, public_vocab, k, epsilon, trials, truth),
+        },
+        {
+            "release": f"edge level: noisy top-{k} over the public snapshot's {shortlist} most frequent words",
+            "public": "yes",
+            **_one_stage_edge(private, public_vocab[:shortlist], k, epsilon, trials, truth),
+        },
+        {
+            "release": f"edge level: set union (c = {c}) then noisy top-{k}, no list",
+            "public": "yes",
+            **_two_stage(private, c, k, epsilon, delta, trials, truth, ranked),
+        },
+        {
+            "release": f"edge level: noisy top-{k} over the private period's {len(ranked):,} words",
+            "public": "no (reference)",
+            **_one_stage_edge(private, ranked, k, epsilon, trials, truth),
+        },
     ]
-    rows.append({"release": f"edge level: set union over the public words (c = {c}, by public frequency)",
-                 "public": "yes", **_union(private, c, public_vocab, epsilon, delta, trials, ranked)})
+    rows.append(
+        {
+            "release": f"edge level: set union over the public words (c = {c}, by public frequency)",
+            "public": "yes",
+            **_union(private, c, public_vocab, epsilon, delta, trials, ranked),
+        }
+    )
     fitted = {"public snapshot": GlobalModel.fit(public, source="public"), "private period": GlobalModel.fit(private)}
     for where, model in fitted.items():
         if not model.covers(private):
             rows.append({"release": f"Global fitted on the {where}", "public": "-", "note": "does not cover the private structure"})
             continue
         for name, d in (("exact W", 0.0), (f"W_delta, delta = {delta:g}", delta)):
-            rows.append({"release": f"Global fitted on the {where}, {name}: Laplace counts over the public words, top {k}",
-                         "public": "yes" if where == "public snapshot" else "no (W read off the data)",
-                         **_pufferfish_laplace_top_k(private, model, public_vocab, k, epsilon, d, trials, truth)})
+            rows.append(
+                {
+                    "release": f"Global fitted on the {where}, {name}: Laplace counts over the public words, top {k}",
+                    "public": "yes" if where == "public snapshot" else "no (W read off the data)",
+                    **_pufferfish_laplace_top_k(private, model, public_vocab, k, epsilon, d, trials, truth),
+                }
+            )
     # a fully public model: the snapshot's p0, p1 and the public structure's neighbourhood sizes
     public_binomial = BinomialModel.from_public(public, private)  # reads no private label
     for name, d in (("exact W", 0.0), (f"W_delta, delta = {delta:g}", delta)):
-        rows.append({"release": f"Binomial with the snapshot's p0, p1 on the public structure, {name}: Laplace counts, top {k}",
-                     "public": "yes", **_pufferfish_laplace_top_k(private, public_binomial, public_vocab, k, epsilon, d, trials, truth)})
+        rows.append(
+            {
+                "release": f"Binomial with the snapshot's p0, p1 on the public structure, {name}: Laplace counts, top {k}",
+                "public": "yes",
+                **_pufferfish_laplace_top_k(private, public_binomial, public_vocab, k, epsilon, d, trials, truth),
+            }
+        )
     # what the Global row would need: the ε at which its median overlap reaches half the top k
     for eps in (2.0, 3.0, 5.0):
-        rows.append({"release": f"Global fitted on the private period, exact W, epsilon = {eps:g}", "public": "no (W read off the data)",
-                     **_pufferfish_laplace_top_k(private, fitted["private period"], public_vocab, k, eps, 0.0, trials, truth)})
+        rows.append(
+            {
+                "release": f"Global fitted on the private period, exact W, epsilon = {eps:g}",
+                "public": "no (W read off the data)",
+                **_pufferfish_laplace_top_k(private, fitted["private period"], public_vocab, k, eps, 0.0, trials, truth),
+            }
+        )
     counts = np.sort(np.asarray(private.labels.sum(axis=0)).ravel())[::-1][: k + 5].tolist()
     rows.append({"release": f"true counts of ranks 1..{k + 5} (private period)", "public": "-", "scale": str(counts)})
     in_public = len(truth & set(public_vocab))

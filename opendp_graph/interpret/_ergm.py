@@ -45,8 +45,8 @@ from typing import Any
 import numpy as np
 from scipy.special import comb
 
-from ..verify._exact import MAX_ENUMERATED_NODES, GraphDistribution
 from ..core.graph import Graph
+from ..verify._exact import MAX_ENUMERATED_NODES, GraphDistribution
 
 __all__ = ["ERGM", "AlphaReport", "ergm_alpha", "change_statistics", "ergm_statistics"]
 
@@ -137,7 +137,7 @@ class ERGM:
         """The exact distribution over all graphs (``num_nodes ≤ 7``)."""
         return GraphDistribution.from_log_weights(int(self.num_nodes), self.log_weights)
 
-    def alpha(self, **kwargs: Any) -> "AlphaReport":
+    def alpha(self, **kwargs: Any) -> AlphaReport:
         """Shorthand for :func:`ergm_alpha` on this model."""
         return ergm_alpha(self, **kwargs)
 

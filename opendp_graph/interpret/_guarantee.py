@@ -29,6 +29,7 @@ from ._ergm import AlphaReport
 
 __all__ = ["EdgeSecretGuarantee", "edge_secret_guarantee", "describe_guarantee"]
 
+
 def _one_edge_distance(descriptor: Any) -> float | None:
     """The distance of a one-edge change under the metric (``inf`` where some one-edge change is
     not a finite distance: the metric does not protect edges), or ``None`` when the metric does
@@ -148,9 +149,7 @@ def edge_secret_guarantee(measurement: Any, alpha: float = 0.0, *, d_in: Any = N
         raise ValueError(f"d_in is known for {measurement.input_metric} (a one-edge change is at distance {known}); do not pass it")
     if d_in is None:
         if known is None:
-            raise ValueError(
-                f"cannot tell the distance of a one-edge change under {measurement.input_metric}; pass d_in="
-            )
+            raise ValueError(f"cannot tell the distance of a one-edge change under {measurement.input_metric}; pass d_in=")
         d_in = known
     eps, delta = _epsilon_delta(measurement, d_in)
     if assumption is None:
@@ -212,7 +211,7 @@ def describe_guarantee(guarantee: EdgeSecretGuarantee) -> str:
     eps, delta, alpha, tot = guarantee.epsilon_edge_dp, guarantee.delta, guarantee.alpha, guarantee.epsilon_edge_secret
     dtxt = f" plus an additive slack δ = {delta:g}" if delta > 0 else ""
     lines = [
-        f"What is protected for certain (ε = {eps:.4g}{', δ = %g' % delta if delta else ''}, metric {guarantee.metric}):",
+        f"What is protected for certain (ε = {eps:.4g}{f', δ = {delta:g}' if delta else ''}, metric {guarantee.metric}):",
         "  Anyone who already knows the whole network except whether one particular pair is linked cannot use",
         "  this release to tell the two versions apart: any test that is wrong at most a fraction a of the time",
         f"  under one version detects the other with probability at most e^{eps:.4g} · a = {_exp(eps):.4g} · a{dtxt}.",

@@ -61,8 +61,7 @@ class NoiseOption:
     def __str__(self) -> str:
         if self.refused is not None:
             return f"{self.route}: not available ({self.refused})"
-        return (f"{self.route}: scale {readable(self.scale)}, ±{readable(self.half_width)} per entry, "
-                f"std {readable(self.std)} — {self.guarantee}")
+        return f"{self.route}: scale {readable(self.scale)}, ±{readable(self.half_width)} per entry, std {readable(self.std)} — {self.guarantee}"
 
 
 @dataclass(frozen=True)
@@ -271,17 +270,11 @@ def choose_noise(
             wrap_k = lambda m: make_pufferfish_approximate(k(m))  # noqa: E731
             wrap_zcdp = lambda m: make_pufferfish_approximate(zcdp_to(delta / 2)(m))  # noqa: E731
             rho_share = zcdp_budget(epsilon, delta / 2) / releases
-            options.append(
-                _option("laplace_wasserstein_delta", laplace, wrap_k, d_in, (epsilon, delta), alpha, share=epsilon / releases)
-            )
-            options.append(
-                _option("gaussian_wasserstein_delta", gaussian, wrap_zcdp, d_in, (epsilon, delta), alpha, share=rho_share)
-            )
+            options.append(_option("laplace_wasserstein_delta", laplace, wrap_k, d_in, (epsilon, delta), alpha, share=epsilon / releases))
+            options.append(_option("gaussian_wasserstein_delta", gaussian, wrap_zcdp, d_in, (epsilon, delta), alpha, share=rho_share))
         else:
             for route in ("laplace_wasserstein_delta", "gaussian_wasserstein_delta"):
                 options.append(NoiseOption(route, _ROUTES[route], refused="the δ-relaxed coupling needs δ > 0"))
         # the first two routes are Pufferfish guarantees here (same coupling argument, exact W)
-        options[:2] = [
-            replace(o, guarantee=o.guarantee.replace("-DP", "-Pufferfish (W∞)")) for o in options[:2]
-        ]
+        options[:2] = [replace(o, guarantee=o.guarantee.replace("-DP", "-Pufferfish (W∞)")) for o in options[:2]]
     return NoiseChoice(epsilon=epsilon, delta=delta, alpha=alpha, options=tuple(options))

@@ -38,10 +38,7 @@ _MEASURES = {
     "Approximate<MaxDivergence>": "epsilon",
     "Approximate<ZeroConcentratedDivergence>": "rho",
 }
-_LOSSES = (
-    "dp.loss_of(epsilon=...) (pure DP), dp.loss_of(rho=...) (zCDP), dp.loss_of(epsilon=..., delta=...) "
-    "or dp.loss_of(rho=..., delta=...)"
-)
+_LOSSES = "dp.loss_of(epsilon=...) (pure DP), dp.loss_of(rho=...) (zCDP), dp.loss_of(epsilon=..., delta=...) or dp.loss_of(rho=..., delta=...)"
 _L2_METRICS = (("dp.l2_distance(T=dp.f64)", lambda: dp.l2_distance(T=dp.f64)), ("dp.l2_distance(T=dp.i64)", lambda: dp.l2_distance(T=dp.i64)))
 
 
@@ -107,8 +104,7 @@ def check_privacy_loss(privacy_loss: Any) -> tuple[Any, Any]:
     else:
         if isinstance(distance, tuple):
             raise ValueError(
-                f"{measure} takes one number ({name}), got {distance!r}; for a delta use the approximate measure, "
-                f"dp.loss_of({name}=..., delta=...)"
+                f"{measure} takes one number ({name}), got {distance!r}; for a delta use the approximate measure, dp.loss_of({name}=..., delta=...)"
             )
         _loss_value(name, distance)
     return measure, distance
@@ -137,8 +133,11 @@ def zcdp_budget(epsilon: float, delta: float) -> float:
     def converted(rho: float) -> float:
         # a measurement whose zCDP map is exactly rho, converted by OpenDP
         exact = dp.m.make_user_measurement(
-            dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), dp.zero_concentrated_divergence(),
-            function=lambda x: x, privacy_map=lambda d_in: rho,
+            dp.atom_domain(T=float, nan=False),
+            dp.absolute_distance(T=float),
+            dp.zero_concentrated_divergence(),
+            function=lambda x: x,
+            privacy_map=lambda d_in: rho,
         )
         return dp.c.make_zCDP_to_approxDP(exact).map(1.0).epsilon(delta)
 
@@ -166,8 +165,7 @@ def zcdp_budget(epsilon: float, delta: float) -> float:
     rho = dp.binary_search(within, bounds=(0.0, high), T=float)
     if not rho > 0 or not within(rho):
         raise ValueError(
-            f"OpenDP converts no positive ρ to within (epsilon={epsilon!r}, delta={delta!r}) in its arithmetic: "
-            "use a larger epsilon or delta"
+            f"OpenDP converts no positive ρ to within (epsilon={epsilon!r}, delta={delta!r}) in its arithmetic: use a larger epsilon or delta"
         )
     return rho
 

@@ -294,9 +294,7 @@ class Accuracy:
         try:
             items = list(released)
         except TypeError:
-            raise TypeError(
-                f"released must be a number, a sequence or a mapping of numbers, got {type(released).__name__}"
-            ) from None
+            raise TypeError(f"released must be a number, a sequence or a mapping of numbers, got {type(released).__name__}") from None
         return [self._one_interval(value) for value in items]
 
     def _one_interval(self, value: Any) -> tuple:
@@ -573,8 +571,14 @@ def _selection_accuracy(name: str, kwargs: Mapping, alpha: float, left_out: str 
     else:  # k rounds of fresh exponential noise over K, K − 1, …, K − k + 1 keys
         margin = scale * math.log(sum(size - i for i in range(min(k, size))) / alpha)
     return SelectionAccuracy(
-        noise="gumbel" if gumbel else "exponential", scale=scale, alpha=alpha, k=k, candidates=int(size),
-        half_width=margin, negate=bool(kwargs.get("negate", False)), not_included=left_out,
+        noise="gumbel" if gumbel else "exponential",
+        scale=scale,
+        alpha=alpha,
+        k=k,
+        candidates=int(size),
+        half_width=margin,
+        negate=bool(kwargs.get("negate", False)),
+        not_included=left_out,
     )
 
 
@@ -642,8 +646,13 @@ def attach_parts_accuracy(measurement: dp.Measurement, parts: Any) -> dp.Measure
     def describe(alpha: float) -> PartsAccuracy:
         return PartsAccuracy(
             parts=tuple(
-                (label, replace(noise_accuracy(noise, scale, alpha, mechanism="make_gaussian" if noise.endswith("gaussian")
-                                               else "make_laplace"), not_included=left_out))
+                (
+                    label,
+                    replace(
+                        noise_accuracy(noise, scale, alpha, mechanism="make_gaussian" if noise.endswith("gaussian") else "make_laplace"),
+                        not_included=left_out,
+                    ),
+                )
                 for label, noise, scale, left_out in laws
             ),
             not_included="; ".join(statements) or None,
@@ -727,6 +736,7 @@ def accuracy(measurement: dp.Measurement, alpha: float = 0.05) -> Accuracy | Cho
         if before:  # what the transformations in front of the release drop, first to last
             if isinstance(result, ChoiceAccuracy):
                 return replace(result, bias="; ".join(dict.fromkeys([*before, result.bias])))
+
             def joined(own):
                 return "; ".join(dict.fromkeys([*before, *filter(None, [own])]))
 
@@ -903,10 +913,7 @@ def _as_measurement(name: str, item: Any) -> dp.Measurement:
         except ValueError as error:  # e.g. "Query is not yet a measurement or odometer."
             raise ValueError(f"release {name!r}: {error}") from error
     if not isinstance(item, dp.Measurement):
-        raise TypeError(
-            f"release {name!r} must be an OpenDP Measurement or a dp.Context query (ctx.query()...), "
-            f"got {type(item).__name__}"
-        )
+        raise TypeError(f"release {name!r} must be an OpenDP Measurement or a dp.Context query (ctx.query()...), got {type(item).__name__}")
     return item
 
 
@@ -951,7 +958,10 @@ def _polars_accuracies(name: str, item: Any, alpha: float) -> list[tuple[str, Ac
             )
         threshold = row.get("threshold")  # OpenDP keeps a group whose noisy count exceeds it
         acc = noise_accuracy(
-            noise, float(row["scale"]), alpha, mechanism="make_private_lazyframe",
+            noise,
+            float(row["scale"]),
+            alpha,
+            mechanism="make_private_lazyframe",
             threshold=None if threshold is None else int(threshold) + 1,
         )
         left_out = [_POLARS_TRUNCATION] if truncated else []
@@ -1037,8 +1047,7 @@ def summarize(releases: Any, alpha: float = 0.05):
         else:
             result = accuracy(_as_measurement(name, item), alpha)
             if isinstance(result, ChoiceAccuracy):  # a candidate chosen under DP: one row per candidate
-                labelled = [(f"{name} ({result.parameter}={value:g})", replace(acc, not_included=result.bias))
-                            for value, acc in result.choices]
+                labelled = [(f"{name} ({result.parameter}={value:g})", replace(acc, not_included=result.bias)) for value, acc in result.choices]
             elif isinstance(result, PartsAccuracy):  # one row per part (an n-gram order)
                 labelled = [(f"{name} ({label})", acc) for label, acc in result.parts]
             else:
@@ -1054,6 +1063,12 @@ def summarize(releases: Any, alpha: float = 0.05):
                     "not_included": acc.not_included,
                 }
             )
-    schema = {"release": pl.String, "noise": pl.String, "scale": pl.Float64, "accuracy": pl.Float64, "threshold": pl.Float64,
-              "not_included": pl.String}
+    schema = {
+        "release": pl.String,
+        "noise": pl.String,
+        "scale": pl.Float64,
+        "accuracy": pl.Float64,
+        "threshold": pl.Float64,
+        "not_included": pl.String,
+    }
     return pl.DataFrame(rows, schema=schema)

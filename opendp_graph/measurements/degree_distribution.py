@@ -41,10 +41,10 @@ from scipy.optimize import isotonic_regression, lsq_linear
 from ..core._checks import budget_share, integer_at_least, positive_finite, positive_integer, privacy_budget
 from ..core.domains import graph_domain_descriptor
 from ..core.metrics import metric_descriptor
+from ..transformations import then
 from ..transformations.degrees import then_cumulative_degree_histogram, then_degree_histogram
 from ..transformations.projection import make_degree_projection
 from .accuracy import attach_choice_accuracy, readable
-from ..transformations import then
 
 __all__ = [
     "histogram_from_cumulative",
@@ -52,7 +52,8 @@ __all__ = [
     "degree_distribution_noise",
     "make_histogram_from_cumulative",
     "DegreeDistributionRelease",
-    "make_private_degree_distribution", "then_private_degree_distribution",
+    "make_private_degree_distribution",
+    "then_private_degree_distribution",
 ]
 
 
@@ -159,9 +160,7 @@ def _spread_tail(h: np.ndarray) -> np.ndarray:
     return np.concatenate([h[:-1], tail])
 
 
-def fit_degree_histogram(
-    noisy_cumulative: Any, noise_scale: float, *, num_nodes: int | None = None, extend_tail: bool = True
-) -> np.ndarray:
+def fit_degree_histogram(noisy_cumulative: Any, noise_scale: float, *, num_nodes: int | None = None, extend_tail: bool = True) -> np.ndarray:
     """The degree histogram fitted to a noisy ``θ``-cumulative one, smooth on a log scale and
     with its tail above ``θ`` filled in: the default post-processing of
     :func:`make_private_degree_distribution` (pure post-processing: no privacy cost; it reads only
@@ -290,9 +289,7 @@ def _release_chain(input_domain: dp.Domain, input_metric: dp.Metric, theta: int,
     """The release before its noise: the ``θ``-cumulative histogram of the projection to ``θ``
     (bounded in ℓ2 for the Gaussian)."""
     metric = dp.l2_distance(T=dp.f64) if l2 else None
-    return make_degree_projection(input_domain, input_metric, theta) >> then_cumulative_degree_histogram(
-        max_degree=theta, output_metric=metric
-    )
+    return make_degree_projection(input_domain, input_metric, theta) >> then_cumulative_degree_histogram(max_degree=theta, output_metric=metric)
 
 
 def make_private_degree_distribution(
@@ -422,9 +419,9 @@ def make_private_degree_distribution(
             "the noise is per entry of the θ-cumulative histogram of the projection to θ (noisy_cumulative), "
             "before the post-processing; it leaves out the post-processing's change and the projection's bias: "
             "the nodes capped at θ (the release's at_bound, DP) and their partners' lowered degrees"
-            if binds else
+            if binds
             # every candidate is the domain's degree bound: the projection keeps every edge
-            "the noise is per entry of the θ-cumulative histogram (noisy_cumulative), before the post-processing; "
+            else "the noise is per entry of the θ-cumulative histogram (noisy_cumulative), before the post-processing; "
             "it leaves out the post-processing's change. The projection drops nothing: the domain's max_degree is "
             "at most every candidate θ"
         ),
@@ -493,10 +490,7 @@ def make_bias_noise_scores(histogram_at, thetas: list[int], bound: int, noise_te
         # each distinct bound projected once (the reference is usually also the largest candidate)
         h = {b: np.asarray(t(x), dtype=np.int64) for b, t in histograms.items()}
         h_b = h[bound]
-        return [
-            -(int(np.abs(h[theta][:theta] - h_b[:theta]).sum()) + int(h[theta][theta]) + noise)
-            for theta, noise in zip(thetas, n_terms)
-        ]
+        return [-(int(np.abs(h[theta][:theta] - h_b[:theta]).sum()) + int(h[theta][theta]) + noise) for theta, noise in zip(thetas, n_terms)]
 
     first = histograms[thetas[0]]
     space = dp.vector_domain(dp.atom_domain(T=dp.i64), size=len(thetas)), dp.linf_distance(T=dp.i64)
@@ -561,9 +555,7 @@ def choose_bound_and_release(
     for theta in thetas:
         chain = release_chain(theta)
         if chain.map(d_in) == 0:
-            raise ValueError(
-                f"the {what} does not change under {input_metric} (the structure is public): it needs no noise"
-            )
+            raise ValueError(f"the {what} does not change under {input_metric} (the structure is public): it needs no noise")
         try:
             scale = dp.binary_search_param(lambda s, c=chain: c >> then_noise(scale=s), d_in=d_in, d_out=eps_release)
         except Exception as error:  # OpenDP's search fails when no finite scale reaches so small a budget
@@ -575,18 +567,14 @@ def choose_bound_and_release(
     histograms = {b: histogram_at(b) for b in sorted({*thetas, bound})}
     selector = None
     if selecting:
-        noise_terms = [
-            fit_noise_estimate(theta, releases[theta][1] * per_entry, public_size) for theta in thetas
-        ]
+        noise_terms = [fit_noise_estimate(theta, releases[theta][1] * per_entry, public_size) for theta in thetas]
         scores = make_bias_noise_scores(histograms.__getitem__, thetas, bound, noise_terms)
         # a hair below the rest, so that the two parts' floating-point sum stays within ε
         eps_select = (epsilon - d_mids[0]) * (1 - 1e-9)
         if eps_select <= 0:
             raise ValueError("selection_share leaves no budget for the selection after rounding; raise it")
         try:
-            s_scale = dp.binary_search_param(
-                lambda s: scores >> dp.m.then_noisy_max(measure, scale=s), d_in=d_in, d_out=eps_select
-            )
+            s_scale = dp.binary_search_param(lambda s: scores >> dp.m.then_noisy_max(measure, scale=s), d_in=d_in, d_out=eps_select)
         except Exception as error:
             raise ValueError(f"no noisy-max scale reaches the selection's budget {eps_select!r}: {error}") from error
         selector = scores >> dp.m.then_noisy_max(measure, scale=s_scale)
@@ -645,17 +633,13 @@ def _selection_statement(scale: float, size: int | None) -> str:
         return text + " (in nodes; compare it with the number of nodes: near or above it, the choice is close to uniform)"
     factor = math.exp(min(2 * size / scale, 700.0))
     verdict = (
-        "the choice can barely tell the candidates apart; use fewer candidates, a larger ε or a bound fixed from "
-        "public knowledge"
+        "the choice can barely tell the candidates apart; use fewer candidates, a larger ε or a bound fixed from public knowledge"
         if factor < 3
         else "the choice can tell apart candidates whose errors differ by a good part of n"
     )
     if factor >= 1000:  # a 1.07e+32 says nothing a reader can use
         return f"{text} = {scale / size:.2g}·n: a perfect score can move each candidate's chance by more than a factor 1,000 from 1/k; {verdict}"
-    return (
-        f"{text} = {scale / size:.2g}·n: even a perfect score moves each candidate's chance only within a factor "
-        f"{factor:.3g} of 1/k; {verdict}"
-    )
+    return f"{text} = {scale / size:.2g}·n: even a perfect score moves each candidate's chance only within a factor {factor:.3g} of 1/k; {verdict}"
 
 
 def _unmeasured_bias_cost(histograms: dict, thetas: list[int], bound: int, d_in: int, budget: float, size: int | None) -> str:
@@ -664,8 +648,10 @@ def _unmeasured_bias_cost(histograms: dict, thetas: list[int], bound: int, d_in:
     releasing it at the selection's budget would need noise of scale ``(Δ_θ + Δ_B) / budget``."""
     reference = histograms[bound].map(d_in)
     scales = [(t, (histograms[t].map(d_in) + reference) / budget) for t in thetas]
+
     def per(scale):
         return f"{scale:,.0f}" + ("" if size is None else f" ({scale / size:.2g}·n)")
+
     listed = ", ".join(f"{t}: {per(scale)}" for t, scale in scales)
     return (
         "what the bound moves below θ is not measured: under DP at ε·selection_share = "

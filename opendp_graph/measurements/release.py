@@ -21,19 +21,19 @@ _CALLBACK = "Continued stack trace from Exception in user-defined function"
 _TRACEBACK = "Traceback (most recent call last):"
 
 
-def _original(error: "dp.OpenDPException") -> BaseException | None:
+def _original(error: dp.OpenDPException) -> BaseException | None:
     """The Python error at the end of the callback's traceback, rebuilt (``None`` if there is
     none, or its type is not a built-in one). The error line is the first unindented line after
     the last traceback's frames; everything after it is its message, however many lines."""
     message = getattr(error, "message", None) or ""
     if _CALLBACK not in message or _TRACEBACK not in message:
         return None
-    lines = message[message.rindex(_TRACEBACK) + len(_TRACEBACK):].split("\n")[1:]
+    lines = message[message.rindex(_TRACEBACK) + len(_TRACEBACK) :].split("\n")[1:]
     start = next((i for i, line in enumerate(lines) if line and not line.startswith(" ")), None)
     if start is None:
         return None
     head, _, rest = lines[start].partition(": ")
-    tail = lines[start + 1:]
+    tail = lines[start + 1 :]
     while tail and tail[-1].strip() in ('")', ""):  # the closing quotes of OpenDP's nested FFI messages
         tail.pop()
     text = "\n".join([rest, *tail]).rstrip()

@@ -46,8 +46,7 @@ def _one_lower(make, input_domain, input_metric, scale, threshold, k) -> dp.Meas
     value_type = _value_type(input_domain)
     if value_type not in OPENDP_INTEGER_TYPES:
         raise TypeError(
-            f"this correction is derived for integer counts, got values of type {value_type}; "
-            f"use OpenDP's {make.__name__} for float values"
+            f"this correction is derived for integer counts, got values of type {value_type}; use OpenDP's {make.__name__} for float values"
         )
     if isinstance(threshold, bool) or not isinstance(threshold, Integral):
         raise TypeError(f"threshold must be an integer, got {threshold!r}")
@@ -67,9 +66,7 @@ def _one_lower(make, input_domain, input_metric, scale, threshold, k) -> dp.Meas
             )
         return accountant.map(d_in)
 
-    return dp.m.make_user_measurement(
-        input_domain, input_metric, release.output_measure, function=release, privacy_map=privacy_map
-    )
+    return dp.m.make_user_measurement(input_domain, input_metric, release.output_measure, function=release, privacy_map=privacy_map)
 
 
 def make_corrected_laplace_threshold(
@@ -246,8 +243,7 @@ def _calibrate(then_threshold, noise: str, budget_name: str, count_map, d_in, bu
     wanted = "L02InfDistance" if noise == "Gaussian" else "L01InfDistance"
     if not str(count_map.output_metric.type).startswith(wanted):
         raise TypeError(
-            f"the thresholded {noise} takes a count map under {wanted} (then_label_count_map's output_metric), "
-            f"got {count_map.output_metric}"
+            f"the thresholded {noise} takes a count map under {wanted} (then_label_count_map's output_metric), got {count_map.output_metric}"
         )
     linf = count_map.map(d_in)[2]
     if linf == 0:

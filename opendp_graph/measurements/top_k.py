@@ -18,10 +18,10 @@ from numbers import Integral
 import opendp.prelude as dp
 
 from ..core._checks import positive_integer
-from .threshold import then_corrected_gaussian_threshold, then_corrected_laplace_threshold
 from ..core.metrics import metric_descriptor
-from ..transformations.labels import then_label_count_map, then_label_counts
 from ..transformations import then
+from ..transformations.labels import then_label_count_map, then_label_counts
+from .threshold import then_corrected_gaussian_threshold, then_corrected_laplace_threshold
 
 __all__ = ["make_candidate_top_k", "then_candidate_top_k"]
 
@@ -138,14 +138,18 @@ def make_candidate_top_k(
     if noise not in ("laplace", "gaussian"):
         raise ValueError(f'noise must be "laplace" or "gaussian", got {noise!r}')
     if noise == "laplace":
-        candidates = (input_domain, input_metric) >> then_label_count_map(c) >> then_corrected_laplace_threshold(
-            scale=candidate_scale, threshold=candidate_threshold
+        candidates = (
+            (input_domain, input_metric)
+            >> then_label_count_map(c)
+            >> then_corrected_laplace_threshold(scale=candidate_scale, threshold=candidate_threshold)
         )
         stage_2_measure, measure = dp.max_divergence(), dp.approximate(dp.max_divergence())
     else:
         l02inf = dp.l02inf_distance(dp.absolute_distance(T=dp.f64))
-        candidates = (input_domain, input_metric) >> then_label_count_map(c, output_metric=l02inf) >> then_corrected_gaussian_threshold(
-            scale=candidate_scale, threshold=candidate_threshold
+        candidates = (
+            (input_domain, input_metric)
+            >> then_label_count_map(c, output_metric=l02inf)
+            >> then_corrected_gaussian_threshold(scale=candidate_scale, threshold=candidate_threshold)
         )
         stage_2_measure = dp.zero_concentrated_divergence()
         measure = dp.approximate(stage_2_measure)
@@ -165,9 +169,7 @@ def make_candidate_top_k(
 
     epsilon_1, delta_1 = candidates.map(d_in)
     epsilon_2 = stage_2(probe, len(probe)).map(d_in)
-    compositor = dp.c.make_adaptive_composition(
-        input_domain, input_metric, measure, d_in=d_in, d_mids=[(epsilon_1, delta_1), (epsilon_2, 0.0)]
-    )
+    compositor = dp.c.make_adaptive_composition(input_domain, input_metric, measure, d_in=d_in, d_mids=[(epsilon_1, delta_1), (epsilon_2, 0.0)])
 
     def run_both(queryable) -> list[str]:
         released = queryable(candidates)

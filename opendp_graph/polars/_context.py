@@ -118,9 +118,7 @@ def _check_margin(margin: Any, unit: PrivacyUnit) -> None:
                 " and pass public group keys with .with_keys(...) (invariant='keys' suits group keys that are public "
                 "whatever one unit does: every key occurs in every neighbouring table, which is not checked)"
             )
-        raise ValueError(
-            f"a margin with invariant='lengths' (by={_by_text(by)}) releases exact group sizes, which reveal one {unit.unit}; {hint}"
-        )
+        raise ValueError(f"a margin with invariant='lengths' (by={_by_text(by)}) releases exact group sizes, which reveal one {unit.unit}; {hint}")
     if margin.invariant == "keys" and own:
         raise ValueError(
             f"a margin with invariant='keys' (by={_by_text(by)}) declares the values of {names} that occur in the table "

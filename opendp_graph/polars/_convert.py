@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ..core._checks import not_a_graph
 from ..core._build import _any_equal
+from ..core._checks import not_a_graph
 from ..core.graph import Graph
 
 __all__ = ["graph_from_polars", "graph_to_polars"]
@@ -118,8 +118,12 @@ def _collect(query: Any, streaming: bool = False) -> Any:
     import polars as pl
 
     flags = pl.QueryOptFlags(check_order_observe=False)
-    schema_errors = (pl.exceptions.ColumnNotFoundError, pl.exceptions.SchemaError, pl.exceptions.SchemaFieldNotFoundError,
-                     pl.exceptions.DuplicateError)  # about columns and types: the schema, public
+    schema_errors = (
+        pl.exceptions.ColumnNotFoundError,
+        pl.exceptions.SchemaError,
+        pl.exceptions.SchemaFieldNotFoundError,
+        pl.exceptions.DuplicateError,
+    )  # about columns and types: the schema, public
     try:
         return query.collect(engine="streaming" if streaming else "auto", optimizations=flags)
     except schema_errors:
@@ -237,7 +241,7 @@ def graph_from_polars(
     -----
     The rows are read by one streaming Polars query (plus one for the vocabulary, and one for
     ``nodes="from data"``) that returns integer codes only: a 10 M-row Parquet log of 1.25 M
-    people becomes a graph in about 6 s at a peak of about 110 bytes per message (README,
+    people becomes a graph in about 6 s at a peak of about 110 bytes per message (docs/performance.md,
     "How large a graph one machine takes"). A ``LazyFrame`` is evaluated more than once, so it
     must give the same rows each time (any order); one whose words change between evaluations is
     refused with a ``RuntimeError``.
@@ -286,7 +290,7 @@ def graph_from_polars(
     if nodes is None:
         raise TypeError(
             "graph_from_polars needs nodes=, the public list of people (the node set must be public: read from "
-            "the table, it changes with one pair's messages and no guarantee covers it); pass nodes=\"from data\" "
+            'the table, it changes with one pair\'s messages and no guarantee covers it); pass nodes="from data" '
             "to derive it from the table anyway, disclosed and unprotected"
         )
     from_data = isinstance(nodes, str)
@@ -300,10 +304,7 @@ def graph_from_polars(
         for person in nodes:
             if not (isinstance(person, str) if kind == "text" else isinstance(person, Integral) and not isinstance(person, bool)):
                 want = "strings" if kind == "text" else "integers"
-                raise TypeError(
-                    f"nodes must be {want}, like the {schema[src]} columns {src!r}/{dst!r}; got {person!r} "
-                    f"({type(person).__name__})"
-                )
+                raise TypeError(f"nodes must be {want}, like the {schema[src]} columns {src!r}/{dst!r}; got {person!r} ({type(person).__name__})")
     listed = False  # one row per (message, label) rather than per message
     if labels is not None:
         labels = _check_column(schema, labels, "labels")
@@ -348,16 +349,12 @@ def graph_from_polars(
     del out
     if w is not None and (w == -3).any():
         raise RuntimeError(
-            "the frame gave different rows when evaluated twice (a label is missing from its vocabulary); "
-            "collect it into a DataFrame first"
+            "the frame gave different rows when evaluated twice (a label is missing from its vocabulary); collect it into a DataFrame first"
         )
     if u.min(initial=0) < 0 or v.min(initial=0) < 0:
         _refuse_null_ids(lazy, src, dst)
         # on private data: neither who nor how many (a refusal names the broken rule only)
-        raise ValueError(
-            "a row names someone who is not in nodes (the public list of people); add them to nodes, or remove "
-            "those rows"
-        )
+        raise ValueError("a row names someone who is not in nodes (the public list of people); add them to nodes, or remove those rows")
 
     keep = None  # the rows to build from, when not all of them
     if _any_equal(u, v):

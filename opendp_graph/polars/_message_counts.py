@@ -25,18 +25,21 @@ import numpy as np
 import opendp.prelude as dp
 
 from ..core._bias import state_bias
-from ..core._checks import budget_share, positive_budget, positive_finite, positive_integer, privacy_budget
+from ..core._checks import budget_share, positive_finite, positive_integer, privacy_budget
 from ..measurements.degree_distribution import _candidates, choice_arguments, choose_bound_and_release
+from ..transformations import then
 from ._message_graph import _roster, roster_positions, tails_transformation
 from ._messages import MessageLog, _check_space, _person_count, require_log
-from ..transformations import then
 
 __all__ = [
     "message_counts",
-    "make_message_count_projection", "then_message_count_projection",
-    "make_private_message_count_histogram", "then_private_message_count_histogram",
+    "make_message_count_projection",
+    "then_message_count_projection",
+    "make_private_message_count_histogram",
+    "then_private_message_count_histogram",
     "message_count_tails",
-    "make_message_count_tails", "then_message_count_tails",
+    "make_message_count_tails",
+    "then_message_count_tails",
     "histogram_from_tails",
 ]
 
@@ -144,11 +147,14 @@ def make_message_count_projection(input_domain: dp.Domain, input_metric: dp.Metr
         lambda log: message_counts(log, k, people).tolist(),
         lambda d_in: 2 * k * _person_count(d_in),
     )
-    return state_bias(counts, (
-        f"the messages beyond the first {k} kept per person, and every group message and message of someone off the "
-        "roster, which the projection drops: each interval is around the projected count, at most the true one "
-        "(person_graph_scope counts what is left out)"
-    ))
+    return state_bias(
+        counts,
+        (
+            f"the messages beyond the first {k} kept per person, and every group message and message of someone off the "
+            "roster, which the projection drops: each interval is around the projected count, at most the true one "
+            "(person_graph_scope counts what is left out)"
+        ),
+    )
 
 
 def message_count_tails(log: MessageLog, max_count: int) -> np.ndarray:
@@ -204,10 +210,16 @@ def make_message_count_tails(input_domain: dp.Domain, input_metric: dp.Metric, m
     dp.assert_features("contrib", "honest-but-curious")
     _check_space(input_domain, input_metric)
     k = positive_integer("max_count", max_count)
-    return tails_transformation(input_domain, input_metric, k, message_count_tails, (
-        f"the messages beyond the first {k} kept per person and every group message, which the projection drops "
-        "(and correspondents' messages a full person blocked): each interval is around the projected tail count"
-    ))
+    return tails_transformation(
+        input_domain,
+        input_metric,
+        k,
+        message_count_tails,
+        (
+            f"the messages beyond the first {k} kept per person and every group message, which the projection drops "
+            "(and correspondents' messages a full person blocked): each interval is around the projected tail count"
+        ),
+    )
 
 
 def histogram_from_tails(noisy: Any, noise_scale: float | None = None) -> np.ndarray:
@@ -250,8 +262,11 @@ def _cumulative(size: int, max_count: int) -> dp.Transformation:
         return np.searchsorted(np.sort(values), bins, side="right").astype(np.int64).tolist()
 
     return dp.t.make_user_transformation(
-        *_count_space(size), dp.vector_domain(dp.atom_domain(T=dp.i64), size=max_count + 1), dp.l1_distance(T=dp.i64),
-        function, lambda d: d,
+        *_count_space(size),
+        dp.vector_domain(dp.atom_domain(T=dp.i64), size=max_count + 1),
+        dp.l1_distance(T=dp.i64),
+        function,
+        lambda d: d,
     )
 
 
@@ -265,8 +280,11 @@ def _histogram(size: int, max_count: int) -> dp.Transformation:
         return np.bincount(values, minlength=max_count + 1).astype(np.int64).tolist()
 
     return dp.t.make_user_transformation(
-        *_count_space(size), dp.vector_domain(dp.atom_domain(T=dp.i64), size=max_count + 1), dp.l1_distance(T=dp.i64),
-        function, lambda d: 2 * d,
+        *_count_space(size),
+        dp.vector_domain(dp.atom_domain(T=dp.i64), size=max_count + 1),
+        dp.l1_distance(T=dp.i64),
+        function,
+        lambda d: 2 * d,
     )
 
 

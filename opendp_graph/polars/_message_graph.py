@@ -34,13 +34,19 @@ from ..core._checks import positive_integer
 from ..core.domains import graph_domain
 from ..core.graph import Graph
 from ..core.metrics import node_distance
+from ..transformations import then
 from ..transformations.projection import degree_projection
 from ._messages import MessageLog, _check_space, _person_count, require_log
-from ..transformations import then
 
 __all__ = [
-    "make_person_graph", "then_person_graph", "person_graph", "PersonGraphScope", "person_graph_scope", "person_degree_tails",
-    "make_person_degree_tails", "then_person_degree_tails",
+    "make_person_graph",
+    "then_person_graph",
+    "person_graph",
+    "PersonGraphScope",
+    "person_graph_scope",
+    "person_degree_tails",
+    "make_person_degree_tails",
+    "then_person_degree_tails",
 ]
 
 
@@ -69,8 +75,9 @@ def _check_id_kind(log: MessageLog, roster: tuple) -> None:
     if kind is None:
         # a hand-built log states no kind; reading it off the ids would refuse a log with people
         # and pass an empty one (a refusal that tells whether the log is empty)
-        raise TypeError("a roster-based release needs the log's id kind: build it with message_log, or give "
-                        "MessageLog(..., id_kind='integer' or 'text')")
+        raise TypeError(
+            "a roster-based release needs the log's id kind: build it with message_log, or give MessageLog(..., id_kind='integer' or 'text')"
+        )
     if (kind == "text") != isinstance(roster[0], str):
         raise TypeError(f"the log's person ids are {kind} but the roster's are not: give the roster in the log's id dtype")
 
@@ -186,10 +193,13 @@ def make_person_graph(input_domain: dp.Domain, input_metric: dp.Metric, roster: 
         lambda log: _graph(log, people),
         _person_count,
     )
-    return state_bias(graph, (
-        "group messages, messages to oneself and the messages of people off the roster, which the person graph "
-        "leaves out (person_graph_scope counts them): its statistics are of the direct messages among the roster"
-    ))
+    return state_bias(
+        graph,
+        (
+            "group messages, messages to oneself and the messages of people off the roster, which the person graph "
+            "leaves out (person_graph_scope counts them): its statistics are of the direct messages among the roster"
+        ),
+    )
 
 
 def person_degree_tails(log: MessageLog, max_degree: int) -> np.ndarray:
@@ -267,10 +277,16 @@ def make_person_degree_tails(input_domain: dp.Domain, input_metric: dp.Metric, m
     dp.assert_features("contrib", "honest-but-curious")
     _check_space(input_domain, input_metric)
     theta = positive_integer("max_degree", max_degree)
-    return tails_transformation(input_domain, input_metric, theta, person_degree_tails, (
-        f"the correspondents beyond the first {theta} kept per person by the projection (and others' edges a full "
-        "person blocked), group messages and messages to oneself: each interval is around the projected tail count"
-    ))
+    return tails_transformation(
+        input_domain,
+        input_metric,
+        theta,
+        person_degree_tails,
+        (
+            f"the correspondents beyond the first {theta} kept per person by the projection (and others' edges a full "
+            "person blocked), group messages and messages to oneself: each interval is around the projected tail count"
+        ),
+    )
 
 
 def tails_transformation(input_domain: dp.Domain, input_metric: dp.Metric, bound: int, tails: Any, bias: str) -> dp.Transformation:

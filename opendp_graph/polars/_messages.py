@@ -55,8 +55,16 @@ import numpy as np
 import opendp.prelude as dp
 
 from ..core._bias import state_bias
-from ..core._checks import float_at_most, open_probability, positive_finite, positive_integer, privacy_budget
+from ..core._checks import float_at_most, open_probability, positive_integer, privacy_budget
 from ..core._frozen import frozen
+from ..measurements._truncation import (
+    LP_TOLERANCE,
+    gather,
+    incidence,
+    tightest_ratio,
+    truncated_total,
+    uncertified,
+)
 from ..measurements.accuracy import attach_choice_accuracy
 from ..transformations import then
 
@@ -68,9 +76,12 @@ __all__ = [
     "message_log_domain",
     "person_log_distance",
     "capped_total",
-    "make_capped_total", "then_capped_total",
-    "make_capped_total_ladder", "then_capped_total_ladder",
-    "make_private_total", "then_private_total",
+    "make_capped_total",
+    "then_capped_total",
+    "make_capped_total_ladder",
+    "then_capped_total_ladder",
+    "make_private_total",
+    "then_private_total",
     "TotalRelease",
     "TOTAL_KINDS",
 ]
@@ -80,10 +91,9 @@ __all__ = [
 #: sender–recipient pairs (see :func:`capped_total`).
 TOTAL_KINDS = ("messages", "deliveries", "words", "pairs")
 
-#: Slack the capped total's stability map adds for the linear program's numerical tolerance,
-#: relative to ``τ``: every value is certified within ``LP_TOLERANCE · τ`` of the optimum by a
-#: feasible primal and a feasible dual solution (:func:`capped_total`).
-LP_TOLERANCE = 1e-6
+# LP_TOLERANCE (measurements._truncation): the slack the capped total's stability map adds for
+# the linear program's numerical tolerance, relative to ``τ`` (every value is certified within
+# ``LP_TOLERANCE · τ`` of the optimum by a feasible primal and a feasible dual solution).
 
 _NEIGHBOURING = ("add_remove", "replace")
 
@@ -115,12 +125,29 @@ class MessageLog:
     _capped: dict
 
     def __init__(
-        self, *, people, owner_indptr, owners, sender, recipients, pair_indptr, pair_recipients, time=None, words=None,
+        self,
+        *,
+        people,
+        owner_indptr,
+        owners,
+        sender,
+        recipients,
+        pair_indptr,
+        pair_recipients,
+        time=None,
+        words=None,
         id_kind=None,
     ):
         fields = dict(
-            people=people, owner_indptr=owner_indptr, owners=owners, sender=sender, recipients=recipients,
-            pair_indptr=pair_indptr, pair_recipients=pair_recipients, time=time, words=words,
+            people=people,
+            owner_indptr=owner_indptr,
+            owners=owners,
+            sender=sender,
+            recipients=recipients,
+            pair_indptr=pair_indptr,
+            pair_recipients=pair_recipients,
+            time=time,
+            words=words,
         )
         for name, value in fields.items():
             if value is not None:
@@ -197,12 +224,18 @@ class MessageLog:
 
     def _subset(self, keep: np.ndarray) -> MessageLog:
         index = np.flatnonzero(keep)
-        owners, owner_indptr = _gather(self.owner_indptr, self.owners, index)
-        pairs, pair_indptr = _gather(self.pair_indptr, self.pair_recipients, index)
+        owners, owner_indptr = gather(self.owner_indptr, self.owners, index)
+        pairs, pair_indptr = gather(self.pair_indptr, self.pair_recipients, index)
         return MessageLog(
-            people=self.people, owner_indptr=owner_indptr, owners=owners, sender=self.sender[index],
-            recipients=self.recipients[index], pair_indptr=pair_indptr, pair_recipients=pairs,
-            time=None if self.time is None else self.time[index], words=None if self.words is None else self.words[index],
+            people=self.people,
+            owner_indptr=owner_indptr,
+            owners=owners,
+            sender=self.sender[index],
+            recipients=self.recipients[index],
+            pair_indptr=pair_indptr,
+            pair_recipients=pairs,
+            time=None if self.time is None else self.time[index],
+            words=None if self.words is None else self.words[index],
             id_kind=self.id_kind,
         )
 
@@ -243,11 +276,11 @@ def _check_fields(log: MessageLog) -> None:
     # are its owners other than the sender, plus the sender when it wrote to itself; its words a
     # non-negative integer (a negative weight would let removing a person raise a capped total)
     recipients = log.recipients
-    if recipients.dtype.kind not in "iu" or (
-        m and not (((recipients == sizes - 1) | (recipients == sizes)).all() and recipients.min() >= 1)
-    ):
-        raise ValueError("MessageLog.recipients must count each message's distinct recipients (its owners other than "
-                         "the sender, and the sender if it wrote to itself)")
+    if recipients.dtype.kind not in "iu" or (m and not (((recipients == sizes - 1) | (recipients == sizes)).all() and recipients.min() >= 1)):
+        raise ValueError(
+            "MessageLog.recipients must count each message's distinct recipients (its owners other than "
+            "the sender, and the sender if it wrote to itself)"
+        )
     if log.words is not None and (log.words.dtype.kind not in "iu" or (m and log.words.min() < 0)):
         raise ValueError("MessageLog.words must be non-negative integers")
     if log.time is not None and log.time.dtype.kind != "M":
@@ -270,15 +303,6 @@ def _check_people(people: np.ndarray) -> None:
         raise ValueError("MessageLog.people must hold ids of one kind, all integers or all text")
     if len(set(values)) != len(values):
         raise ValueError("MessageLog.people must not repeat an id")
-
-
-def _gather(indptr: np.ndarray, values: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    lengths = np.diff(indptr)[index]
-    new_indptr = np.zeros(index.shape[0] + 1, dtype=np.int64)
-    np.cumsum(lengths, out=new_indptr[1:])
-    starts = np.repeat(indptr[:-1][index] - new_indptr[:-1], lengths)
-    positions = np.arange(new_indptr[-1], dtype=np.int64) + starts
-    return values[positions], new_indptr
 
 
 def _column(frame: Any, name: Any, what: str) -> str:
@@ -396,9 +420,7 @@ def message_rows(
         if schema[text] not in (pl.String, pl.Null):
             raise TypeError(f"text column {text!r} must be a String (null: no text), got {schema[text]}")
         extra.append(pl.col(text).cast(pl.String).alias("__text"))
-    table = _collect(frame.select(
-        pl.col(message_id).alias("__id"), pl.col(sender).alias("__s"), pl.col(recipient).alias("__r"), *extra
-    ))
+    table = _collect(frame.select(pl.col(message_id).alias("__id"), pl.col(sender).alias("__s"), pl.col(recipient).alias("__r"), *extra))
     if table["__id"].null_count():
         raise ValueError("the message_id column has nulls: every row must name its message")
     if table["__s"].null_count() or table["__r"].null_count():
@@ -428,9 +450,7 @@ def per_message(rows: Any) -> Any:
     )
     for c in header:
         if (grouped[c + "_n"] > 1).any():
-            raise ValueError(
-                f"a message has rows with different {_HEADER[c]}: one message has one header (check the message_id column)"
-            )
+            raise ValueError(f"a message has rows with different {_HEADER[c]}: one message has one header (check the message_id column)")
     return grouped.drop([c + "_n" for c in header])
 
 
@@ -460,8 +480,15 @@ def _build(table: Any, id_kind: str | None = None) -> MessageLog:
     time = messages["__time"].to_numpy().astype("datetime64[us]") if "__time" in messages.columns else None
     words = messages["__words"].to_numpy().astype(np.int64) if "__words" in messages.columns else None
     return MessageLog(
-        people=np.asarray(people.to_list(), dtype=object), owner_indptr=owner_indptr, owners=owners, sender=senders,
-        recipients=recipients_count, pair_indptr=pair_indptr, pair_recipients=pair_recipients, time=time, words=words,
+        people=np.asarray(people.to_list(), dtype=object),
+        owner_indptr=owner_indptr,
+        owners=owners,
+        sender=senders,
+        recipients=recipients_count,
+        pair_indptr=pair_indptr,
+        pair_recipients=pair_recipients,
+        time=time,
+        words=words,
         id_kind=id_kind,
     )
 
@@ -569,9 +596,7 @@ def require_log(log: Any) -> MessageLog:
     the domain's member check, which every release of a log runs before it reads anything (a
     Polars table passed where the snapshot belongs would otherwise fail deep inside)."""
     if not isinstance(log, MessageLog):
-        raise TypeError(
-            f"expected a MessageLog (read the table once with dpg.polars.message_log(table)), got {type(log).__name__}"
-        )
+        raise TypeError(f"expected a MessageLog (read the table once with dpg.polars.message_log(table)), got {type(log).__name__}")
     return log
 
 
@@ -605,67 +630,7 @@ def _solve(log: MessageLog, tau: float, kind: str) -> float:
     load = _load(log, psi)
     if load.size == 0 or load.max() <= tau:
         return float(psi.sum())  # every message fits: the all-in selection is optimal
-    return _solve_packing(log.owner_indptr, log.owners, log.num_people, psi, tau, load)
-
-
-def _incidence(indptr: np.ndarray, index: np.ndarray, rows: int, values: np.ndarray | None = None):
-    from scipy import sparse
-
-    cols = np.repeat(np.arange(indptr.shape[0] - 1), np.diff(indptr))
-    data = np.ones(index.shape[0]) if values is None else np.repeat(values, np.diff(indptr))
-    return sparse.csr_matrix((data, (index, cols)), shape=(rows, indptr.shape[0] - 1))
-
-
-def _solve_packing(indptr, owners, num_people, psi, tau, load) -> float:
-    """max Σ u, 0 ≤ u ≤ ψ, A u ≤ τ (A the person × message incidence), certified.
-
-    Reduced first, exactly: a person whose whole load is at most ``τ`` (*light*) can never be
-    at their cap, so their constraint is dropped, and a message whose owners are all light is
-    taken whole (raising it to ``ψ`` keeps every constraint and cannot lower the total). The
-    program then has the heavy people's constraints and the messages that touch them."""
-    from scipy.optimize import linprog
-
-    heavy = load > tau
-    touches = np.logical_or.reduceat(heavy[owners], indptr[:-1]) if owners.size else np.zeros(0, dtype=bool)
-    fixed = float(psi[~touches].sum())
-    if not touches.any():
-        return fixed
-    index = np.flatnonzero(touches)
-    sub_owners, sub_indptr = _gather(indptr, owners, index)
-    people = np.flatnonzero(heavy)
-    renumber = np.full(num_people, -1, dtype=np.int64)
-    renumber[people] = np.arange(people.shape[0])
-    mapped = renumber[sub_owners]
-    keep = mapped >= 0  # light owners' entries leave the program with their constraints
-    counts = np.add.reduceat(keep.astype(np.int64), sub_indptr[:-1])
-    heavy_indptr = np.zeros(index.shape[0] + 1, dtype=np.int64)
-    np.cumsum(counts, out=heavy_indptr[1:])
-    heavy_owners = mapped[keep]
-    # in units of τ, with ψ capped at τ (u_m ≤ τ holds anyway: a message's owner allows at most
-    # τ): the same program, with bounds in [0, 1] and right-hand sides 1 whatever τ and ψ are,
-    # so the solver's absolute tolerances mean the same thing on every log
-    weights = np.minimum(psi[index], tau) / tau
-    a = _incidence(heavy_indptr, heavy_owners, people.shape[0])
-    # interior point with crossover first (an order of magnitude faster than the simplex on these
-    # degenerate programs: 500,000 messages at τ = 16 in 15 s against 160 s), the dual simplex if
-    # its solution cannot be certified
-    for method in ("highs-ipm", "highs-ds"):
-        res = linprog(-np.ones(weights.shape[0]), A_ub=a, b_ub=np.ones(people.shape[0]),
-                      bounds=np.column_stack([np.zeros_like(weights), weights]), method=method)
-        if res.status != 0:
-            continue
-        u = np.clip(res.x, 0.0, weights)
-        # primal repair: scale each message down to the tightest of its owners' ratios (exactly feasible)
-        u = u * _tightest_ratio(heavy_indptr, heavy_owners, a @ u, 1.0)
-        primal = float(u.sum())
-        # dual repair: y ≥ 0 on heavy people (0 on light ones), z_m = max(0, 1 − Σ_{p ∋ m} y_p) on
-        # the program's messages and z_m = 1 on the fixed ones: (y, z) is dual feasible
-        y = np.clip(-res.ineqlin.marginals, 0.0, 1.0)
-        dual = float(y.sum() + np.sum(weights * np.maximum(0.0, 1.0 - a.T @ y)))
-        gap = dual - primal
-        if gap <= LP_TOLERANCE:
-            return fixed + tau * primal
-    raise _uncertified()
+    return truncated_total(log.owner_indptr, log.owners, log.num_people, psi, tau)
 
 
 def _capped_pairs(log: MessageLog, tau: float) -> float:
@@ -685,53 +650,36 @@ def _capped_pairs(log: MessageLog, tau: float) -> float:
         return float(num_pairs)
     m = log.num_messages
     # variables: x (messages) then y (pairs); maximise Σ y. a_people[p, m] = k_m when p owns m
-    a_people = _incidence(log.owner_indptr, log.owners, log.num_people, values=k)
+    a_people = incidence(log.owner_indptr, log.owners, log.num_people, values=k)
     message_of = np.repeat(np.arange(m), np.diff(log.pair_indptr))
     support = sparse.csr_matrix((-np.ones(message_of.shape[0]), (pair_of, message_of)), shape=(num_pairs, m))
-    a_ub = sparse.vstack([
-        sparse.hstack([a_people, sparse.csr_matrix((log.num_people, num_pairs))]),
-        sparse.hstack([support, sparse.identity(num_pairs)]),
-    ]).tocsr()
+    a_ub = sparse.vstack(
+        [
+            sparse.hstack([a_people, sparse.csr_matrix((log.num_people, num_pairs))]),
+            sparse.hstack([support, sparse.identity(num_pairs)]),
+        ]
+    ).tocsr()
     b_ub = np.concatenate([np.full(log.num_people, tau), np.zeros(num_pairs)])
     c = np.concatenate([np.zeros(m), -np.ones(num_pairs)])
-    for method in ("highs-ipm", "highs-ds"):  # as in _solve_packing
+    for method in ("highs-ipm", "highs-ds"):  # as in measurements._truncation.truncated_total
         res = linprog(c, A_ub=a_ub, b_ub=b_ub, bounds=(0.0, 1.0), method=method)
         if res.status != 0:
             continue
         x = np.clip(res.x[:m], 0.0, 1.0)
-        x = x * _tightest_ratio(log.owner_indptr, log.owners, a_people @ x, tau)
+        x = x * tightest_ratio(log.owner_indptr, log.owners, a_people @ x, tau)
         pair_support = np.bincount(pair_of, weights=x[message_of], minlength=num_pairs)
         primal = float(np.minimum(1.0, pair_support).sum())
         # dual: min τ Σ y_p + Σ w_m + Σ v_q, with k_m Σ_{p∋m} y_p + w_m ≥ Σ_{q ∈ pairs(m)} s_q and s_q + v_q ≥ 1
         marg = res.ineqlin.marginals
         y = np.clip(-marg[: log.num_people], 0.0, None)
-        s = np.clip(-marg[log.num_people:], 0.0, 1.0)
+        s = np.clip(-marg[log.num_people :], 0.0, 1.0)
         need = np.bincount(message_of, weights=s[pair_of], minlength=m)
         w = np.maximum(0.0, need - a_people.T @ y)  # k_m·Σ_{p ∋ m} y_p
         dual = float(tau * y.sum() + w.sum() + (1.0 - s).sum())
         gap = (dual - primal) / tau
         if gap <= LP_TOLERANCE:
             return primal
-    raise _uncertified()
-
-
-def _tightest_ratio(indptr: np.ndarray, owners: np.ndarray, person_load: np.ndarray, tau: float) -> np.ndarray:
-    """Per message, ``min(1, min over its owners of τ / load)``: scaling every message by it
-    makes any selection exactly feasible (a person's load shrinks at least by its own ratio)."""
-    ratio = np.minimum(1.0, tau / np.maximum(person_load, tau))
-    scale = np.ones(indptr.shape[0] - 1)
-    nonempty = np.diff(indptr) > 0
-    if nonempty.any():
-        scale[nonempty] = np.minimum.reduceat(ratio[owners], indptr[:-1][nonempty])
-    return scale
-
-
-def _uncertified() -> RuntimeError:
-    """The solver's failure (never observed on the programs above, normalised to units of ``τ``;
-    an error that depends on the data only through a numerical failure, raised before any
-    noise is drawn, so nothing is released)."""
-    # never the gap's size: it is computed from the data (a refusal names the failure only)
-    return RuntimeError(f"the capped total's linear program was not solved to within {LP_TOLERANCE}·τ; nothing is released")
+    raise uncertified()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -791,52 +739,6 @@ def make_capped_total(input_domain: dp.Domain, input_metric: dp.Metric, cap: flo
         lambda d_in: _round_up(tau * (_person_count(d_in) + LP_TOLERANCE)),
     )
     return state_bias(total, capped_bias(f"the cap τ = {tau:g}"))
-
-
-def laplace_at_each_cap(caps: tuple[float, ...], chain_at, d_in: int, epsilon: float) -> list[tuple[dp.Measurement, float]]:
-    """For each public cap ``τ``, ``chain_at(τ) >> Laplace`` calibrated by ``dp.binary_search_param``
-    to ``epsilon`` at ``d_in``, with its scale: the releases a choice of cap picks from (every one
-    costs the same ``epsilon``, so which is picked tells nothing the choice did not). A budget no
-    finite scale reaches is refused in plain words."""
-    releases = []
-    for tau in caps:
-        chain = chain_at(tau)
-        try:
-            scale = dp.binary_search_param(lambda s, c=chain: c >> dp.m.then_laplace(scale=s), d_in=d_in, d_out=epsilon, T=float)
-        except Exception as error:  # OpenDP's search fails when no finite scale reaches so small a budget
-            raise ValueError(f"no noise scale reaches ε = {epsilon!r} for the cap {tau:g}: raise ε or lower the caps") from error
-        releases.append((chain >> dp.m.then_laplace(scale=scale), float(scale)))
-    return releases
-
-
-def selection_budget(epsilon: float, releases: list[tuple[dp.Measurement, float]], d_in: int) -> float:
-    """What choosing the cap may spend: ``epsilon`` less the releases' (:func:`laplace_at_each_cap`:
-    each costs the same), a hair below, so that the parts' floating-point sum stays within ``epsilon``."""
-    return (epsilon - max(m.map(d_in) for m, _ in releases)) * (1 - 1e-9)
-
-
-def release_at_chosen_cap(
-    input_domain: dp.Domain, input_metric: dp.Metric, epsilon: float, d_in: int, selector: dp.Measurement | None,
-    releases: list[tuple[dp.Measurement, float]], run, *, parameter: str, caps: tuple[float, ...], bias: str,
-) -> dp.Measurement:
-    """OpenDP's adaptive composition of ``selector`` (``None``: a single cap, no choice) and the
-    release at the cap it chooses, one of ``releases``, post-processed by ``run(queryable)``, as
-    one ``max_divergence`` measurement whose maps add to at most ``epsilon``; :func:`~opendp_graph.accuracy`
-    states each cap's noise and ``bias``. ``run`` reads the selector, then queries one release:
-    every release costs the same, so which one is asked tells nothing the choice did not."""
-    d_mids = [max(m.map(d_in) for m, _ in releases)]
-    if selector is not None:
-        d_mids.insert(0, selector.map(d_in))
-    if sum(d_mids) > epsilon:
-        raise ValueError(f"the parts' budgets {d_mids} exceed ε = {epsilon!r} after rounding; change selection_share")
-    composition = dp.c.make_adaptive_composition(input_domain, input_metric, dp.max_divergence(), d_in=d_in, d_mids=d_mids)
-    return attach_choice_accuracy(
-        composition >> dp.new_function(run, TO="ExtrinsicObject"),
-        parameter,
-        "laplace",
-        [(tau, scale) for tau, (_, scale) in zip(caps, releases)],
-        bias=bias,
-    )
 
 
 def capped_bias(cap: str) -> str:

@@ -50,9 +50,10 @@ from typing import Any
 import numpy as np
 import opendp.prelude as dp
 
-from ..core._checks import budget_share, open_probability, positive_budget, privacy_budget
+from ..core._checks import budget_share, open_probability, privacy_budget
+from ..measurements._truncation import LP_TOLERANCE, laplace_at_each_cap, release_at_chosen_cap, selection_budget
+from ..transformations import then
 from ._messages import (
-    LP_TOLERANCE,
     MessageLog,
     _caps,
     _check_space,
@@ -60,12 +61,8 @@ from ._messages import (
     _person_count,
     _round_up,
     capped_total,
-    laplace_at_each_cap,
     make_capped_total,
-    release_at_chosen_cap,
-    selection_budget,
 )
-from ..transformations import then
 
 __all__ = ["TotalEstimate", "cap_scores", "make_cap_scores", "then_cap_scores", "make_private_total_estimate", "then_private_total_estimate"]
 
@@ -252,7 +249,13 @@ def make_private_total_estimate(
         )
 
     return release_at_chosen_cap(
-        input_domain, input_metric, epsilon, people, selector, releases, run,
+        input_domain,
+        input_metric,
+        epsilon,
+        people,
+        selector,
+        releases,
+        run,
         parameter="τ",
         caps=values,
         bias=(

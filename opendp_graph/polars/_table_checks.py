@@ -25,7 +25,6 @@ __all__ = ["rows_per_person", "rows_per_pair", "pair_identifier"]
 _SEPARATOR = "\x1f"  # ASCII unit separator between the two endpoints of a pair key
 
 
-
 def _column_name(value: Any, name: str) -> str:
     if not isinstance(value, str) or not value:
         raise TypeError(f"{name} must be a column name (non-empty str), got {value!r}")
@@ -81,9 +80,7 @@ def rows_per_person(frame: Any, src: str = "src", dst: str = "dst"):
     from ._convert import _valid_ids
 
     lazy = _valid_ids(frame, src, dst).select(pl.col(src).alias("_s"), pl.col(dst).alias("_r")).with_row_index("_row")
-    roles = pl.concat(
-        [lazy.select("_row", pl.col("_s").alias("person")), lazy.select("_row", pl.col("_r").alias("person"))]
-    ).unique()
+    roles = pl.concat([lazy.select("_row", pl.col("_s").alias("person")), lazy.select("_row", pl.col("_r").alias("person"))]).unique()
     return _collect(roles.group_by("person").agg(pl.len().cast(pl.Int64).alias("rows")))
 
 
@@ -156,9 +153,11 @@ def _check_edge_label_table(lazy: Any, src: str, dst: str, label: str) -> None:
     an edge-label table."""
     import polars as pl
 
-    keys = _collect(lazy.select(
-        pair_identifier(src, dst).alias("_pair"), pl.col(label).cast(pl.String).alias("_label"), (pl.col(src) == pl.col(dst)).alias("_loop")
-    ))
+    keys = _collect(
+        lazy.select(
+            pair_identifier(src, dst).alias("_pair"), pl.col(label).cast(pl.String).alias("_label"), (pl.col(src) == pl.col(dst)).alias("_loop")
+        )
+    )
     if keys["_label"].null_count() or keys["_loop"].any() or keys.select("_pair", "_label").is_duplicated().any():
         raise ValueError(
             "the table is not an edge-label table (one row per edge and label: no nulls, no self-pairs, no "

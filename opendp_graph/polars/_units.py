@@ -302,8 +302,7 @@ class PrivacyUnit(ABC):
         else:
             bound = f", max_messages={self.max_messages} per {self.bound_on}"
         return (
-            f"PrivacyUnit(unit={self.unit!r}, d_in={self.per_unit} {self.measured_in} under {self.metric}{bound}, "
-            f"neighbouring={self.neighbouring!r})"
+            f"PrivacyUnit(unit={self.unit!r}, d_in={self.per_unit} {self.measured_in} under {self.metric}{bound}, neighbouring={self.neighbouring!r})"
         )
 
 
@@ -543,6 +542,7 @@ class PufferfishUnit(_RowUnit):
 
 # ------------------------------------------------------------------------ constructors
 
+
 def edge_unit(src: str = "src", dst: str = "dst", *, max_messages: int | None = None) -> EdgeUnit:
     """Protect each edge: one pair of people and all the messages between them (either way).
 
@@ -625,9 +625,7 @@ def edge_content_unit(src: str = "src", dst: str = "dst", *, max_messages: int |
     return EdgeContentUnit(src, dst, max_messages=max_messages)
 
 
-def person_unit(
-    src: str = "src", dst: str = "dst", *, max_messages: int, neighbouring: str = "replace"
-) -> PersonUnit:
+def person_unit(src: str = "src", dst: str = "dst", *, max_messages: int, neighbouring: str = "replace") -> PersonUnit:
     """Protect each person: everything they sent or received.
 
     :param src: sender column.
@@ -689,9 +687,7 @@ def edge_label_table(graph: Any, *, src: str = "src", dst: str = "dst", label: s
     return table.explode(label).filter(pl.col(label).is_not_null())
 
 
-def pufferfish_unit(
-    model: Any, src: str = "src", dst: str = "dst", *, structure: Any, label: str = "label"
-) -> PufferfishUnit:
+def pufferfish_unit(model: Any, src: str = "src", dst: str = "dst", *, structure: Any, label: str = "label") -> PufferfishUnit:
     """Protect each secret "edge ``i`` carries label ``a``" under a Pufferfish correlation model.
 
     :param model: a correlation model of :mod:`opendp_graph.pufferfish` (``BinomialModel``,
@@ -799,7 +795,9 @@ def _group_bounds(frame: Any, unit: PrivacyUnit, by: list[Any]) -> tuple[int, in
     names = [f"_by{i}" for i in range(len(keys))]
     base = lazy.select("_row", *[k.alias(n) for k, n in zip(keys, names)], pl.col(unit.src).alias("_s"), pl.col(unit.dst).alias("_r"))
     if isinstance(unit, PersonUnit):
-        owners = pl.concat([base.select("_row", *names, pl.col("_s").alias("_who")), base.select("_row", *names, pl.col("_r").alias("_who"))]).unique()
+        owners = pl.concat(
+            [base.select("_row", *names, pl.col("_s").alias("_who")), base.select("_row", *names, pl.col("_r").alias("_who"))]
+        ).unique()
     else:
         owners = base.select("_row", *names, pair_identifier("_s", "_r").alias("_who"))
     per_group = _collect(owners.group_by("_who", *names).agg(pl.len().alias("n")))

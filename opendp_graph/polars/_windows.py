@@ -34,14 +34,31 @@ import numpy as np
 import opendp.prelude as dp
 
 from ..core._bias import state_bias
-from ..core._checks import budget_share, open_probability, positive_budget, privacy_budget
-from ._messages import (
-    LP_TOLERANCE, MessageLog, _caps, _check_space, _kind, _person_count, _round_up, capped_bias, capped_total, laplace_at_each_cap,
-    release_at_chosen_cap, require_log, selection_budget, unit_ladder,
-)
+from ..core._checks import budget_share, open_probability, privacy_budget
+from ..measurements._truncation import LP_TOLERANCE, laplace_at_each_cap, release_at_chosen_cap, selection_budget
 from ..transformations import then
+from ._messages import (
+    MessageLog,
+    _caps,
+    _check_space,
+    _kind,
+    _person_count,
+    _round_up,
+    capped_bias,
+    capped_total,
+    require_log,
+    unit_ladder,
+)
 
-__all__ = ["make_window_capped_totals", "then_window_capped_totals", "make_window_ladder", "then_window_ladder", "make_private_window_totals", "then_private_window_totals", "WindowTotalsRelease"]
+__all__ = [
+    "make_window_capped_totals",
+    "then_window_capped_totals",
+    "make_window_ladder",
+    "then_window_ladder",
+    "make_private_window_totals",
+    "then_private_window_totals",
+    "WindowTotalsRelease",
+]
 
 
 def _boundaries(windows: Any) -> tuple[np.datetime64, ...]:
@@ -71,9 +88,7 @@ def _window_logs(log: Any, bounds: tuple) -> list[MessageLog]:
     return log._capped[key]
 
 
-def make_window_capped_totals(
-    input_domain: dp.Domain, input_metric: dp.Metric, windows: Any, cap: float, of: str = "messages"
-) -> dp.Transformation:
+def make_window_capped_totals(input_domain: dp.Domain, input_metric: dp.Metric, windows: Any, cap: float, of: str = "messages") -> dp.Transformation:
     """The vector of capped totals ``(Q(x_w, c))_w`` over public time windows (``windows``: ``W +
     1`` increasing boundaries; window ``w`` is ``[windows[w], windows[w+1])``; messages outside
     ``[windows[0], windows[-1])`` are dropped).
@@ -104,9 +119,7 @@ def make_window_capped_totals(
     return state_bias(totals, capped_bias(f"the cap τ = {tau:g} in each window"))
 
 
-def make_window_ladder(
-    input_domain: dp.Domain, input_metric: dp.Metric, windows: Any, caps: Any, of: str = "messages"
-) -> dp.Transformation:
+def make_window_ladder(input_domain: dp.Domain, input_metric: dp.Metric, windows: Any, caps: Any, of: str = "messages") -> dp.Transformation:
     """The vector ``(S(c_j) / (W·c_j))_j``, ``S(c) = Σ_w Q(x_w, c)``, over increasing public caps.
 
     **Stability guarantee:** ``d`` people → ``J·(d + LP_TOLERANCE)`` in ``L1Distance``: each
@@ -226,9 +239,7 @@ def make_private_window_totals(
     labels = tuple((str(a), str(b)) for a, b in zip(bounds, bounds[1:]))
 
     eps_release = epsilon * (1 - share)
-    releases = laplace_at_each_cap(
-        values, lambda tau: make_window_capped_totals(input_domain, input_metric, windows, tau, kind), people, eps_release
-    )
+    releases = laplace_at_each_cap(values, lambda tau: make_window_capped_totals(input_domain, input_metric, windows, tau, kind), people, eps_release)
     eps_select = selection_budget(epsilon, releases, people)
     ladder = make_window_ladder(input_domain, input_metric, windows, values, kind)
     try:
@@ -275,7 +286,13 @@ def make_private_window_totals(
         )
 
     return release_at_chosen_cap(
-        input_domain, input_metric, epsilon, people, selector, releases, run,
+        input_domain,
+        input_metric,
+        epsilon,
+        people,
+        selector,
+        releases,
+        run,
         parameter="cap per window",
         caps=values,
         bias=(

@@ -24,7 +24,7 @@ the relaxed metric, and :func:`make_pufferfish_approximate` releases under it wi
 ``(ε, δ)`` privacy map that includes the coupling's δ.
 """
 
-from .wasserstein import QuantileGaps, quantile_gap_range, w_infinity
+from . import models
 from .coupling import (
     DeltaBounds,
     binomial_delta_bounds,
@@ -36,7 +36,7 @@ from .coupling import (
     quantile_failure,
     w_delta,
 )
-from . import models
+from .metric import PufferfishDistance, make_pufferfish_approximate, pufferfish_distance
 from .models import (
     BinomialModel,
     ConditionalModel,
@@ -48,8 +48,8 @@ from .models import (
     fit_all,
     flip_bound,
 )
-from .metric import PufferfishDistance, make_pufferfish_approximate, pufferfish_distance
 from .models.binomial import fit_binomial_dp
+from .wasserstein import QuantileGaps, quantile_gap_range, w_infinity
 
 __all__ = [
     "pufferfish_distance",

@@ -74,6 +74,7 @@ def labels_by_node(n, src, dst, by_prop_ptr, by_prop_edge, ptr, label):
             label[fill[dst[e]]] = a
             fill[dst[e]] += 1
 
+
 @jit
 def row_lengths(n, ptr, label, Cptr):
     """``Cptr``: the CSR pointer of ``C`` (the distinct labels in each node's sorted list)."""
@@ -84,6 +85,7 @@ def row_lengths(n, ptr, label, Cptr):
             if j == ptr[x] or label[j] != label[j - 1]:
                 distinct += 1
         Cptr[x + 1] = Cptr[x] + distinct
+
 
 @jit
 def fill_rows(n, ptr, label, Cptr, Cidx, Cdata):
@@ -97,6 +99,7 @@ def fill_rows(n, ptr, label, Cptr, Cidx, Cdata):
                 Cdata[top] = 1
             else:
                 Cdata[top] += 1
+
 
 @jit
 def probe_order(n, src, dst, Cptr, ptr, out, work):
@@ -120,6 +123,7 @@ def probe_order(n, src, dst, Cptr, ptr, out, work):
         o = v if lu <= lv else u
         out[fill[o]] = e
         fill[o] += 1
+
 
 @jit
 def sweep(lo, hi, ptr, order, src, dst, Cptr, Cidx, Cdata, Lptr, Lidx, sb, seg_start, prop_key, table, per_bucket, every, labelled):

@@ -155,7 +155,17 @@ def neighbourhood_stats(
             ids = np.flatnonzero(deg)
             n, s_, d_ = int(ids.size), np.searchsorted(ids, src), np.searchsorted(ids, dst)
         a1 += _compiled.compiled_passes(
-            n, s_, d_, L, sb, seg_start, fb.astype(np.int64) * span, every, labelled, workers, report,
+            n,
+            s_,
+            d_,
+            L,
+            sb,
+            seg_start,
+            fb.astype(np.int64) * span,
+            every,
+            labelled,
+            workers,
+            report,
             lambda jobs: _run_jobs(jobs, workers if threaded else 1, every, labelled),
         )
     else:
@@ -242,4 +252,3 @@ class _PerThreadHistograms:
             with self._lock:
                 self.pairs.append(pair)
         return job(*pair)
-

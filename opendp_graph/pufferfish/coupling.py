@@ -40,9 +40,10 @@ No noise is generated here: everything is a deterministic computation on the mod
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
 from numbers import Integral, Real
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 from ..core._checks import float_at_most
 from .wasserstein import QuantileGaps, _exact_masses, binomial_gap_range, quantile_gap_range

@@ -58,9 +58,7 @@ __all__ = ["binomial_parameters_dp", "binomial_statistics", "make_binomial_stati
 
 def _truncated(graph: Graph, c: int, vocabulary: tuple[str, ...]) -> sp.csr_array:
     rows, ranks = selected_labels(graph, c, vocabulary)
-    return sp.csr_array(
-        (np.ones(rows.size, dtype=np.int64), (rows, ranks)), shape=(graph.num_edges, len(vocabulary))
-    )
+    return sp.csr_array((np.ones(rows.size, dtype=np.int64), (rows, ranks)), shape=(graph.num_edges, len(vocabulary)))
 
 
 def binomial_statistics(graph: Graph, max_labels_per_edge: int, vocabulary: tuple[str, ...]) -> tuple[int, int]:
@@ -119,10 +117,15 @@ def make_binomial_statistics(structure: Graph, max_labels_per_edge: int, vocabul
         lambda d_in: float(sensitivity * integer_d_in(d_in)),
     )
     # the statistics of the labelling truncated to c properties per edge: the model describes it
-    return state_bias(statistics, None if c >= len(vocab) else (
-        f"the properties beyond the first {c} per edge (in the vocabulary's order) that the cap c = {c} drops: the "
-        "statistics (A1, B1) are the truncated labelling's, which the fitted model describes"
-    ))
+    return state_bias(
+        statistics,
+        None
+        if c >= len(vocab)
+        else (
+            f"the properties beyond the first {c} per edge (in the vocabulary's order) that the cap c = {c} drops: the "
+            "statistics (A1, B1) are the truncated labelling's, which the fitted model describes"
+        ),
+    )
 
 
 def binomial_parameters_dp(

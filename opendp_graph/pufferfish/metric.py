@@ -147,8 +147,8 @@ import contextvars
 import itertools
 import math
 from collections import deque
-from fractions import Fraction
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import ClassVar
 
 import opendp.prelude as dp
@@ -223,8 +223,7 @@ class PufferfishDistance(MetricDescriptor):
     def __repr__(self) -> str:
         coupling = f", delta={self.delta!r}" if self.delta > 0 else ""
         return (
-            f"PufferfishDistance(model={self.model_repr}, d_min={self.d_min}, d_max={self.d_max}, "
-            f"flip_bound={self.flip_bound}, W={self.W}{coupling})"
+            f"PufferfishDistance(model={self.model_repr}, d_min={self.d_min}, d_max={self.d_max}, flip_bound={self.flip_bound}, W={self.W}{coupling})"
         )
 
     def check_graph(self, graph: Graph) -> None:
@@ -331,12 +330,7 @@ class PufferfishDistance(MetricDescriptor):
 def _same_structure(g1: Graph, g2: Graph) -> bool:
     import numpy as np
 
-    return (
-        g1.same_node_set(g2)
-        and g1.is_labeled
-        and g2.is_labeled
-        and np.array_equal(g1.edge_keys, g2.edge_keys)
-    )
+    return g1.same_node_set(g2) and g1.is_labeled and g2.is_labeled and np.array_equal(g1.edge_keys, g2.edge_keys)
 
 
 def _closed_neighbourhood(g: Graph, i: int) -> set[int]:
@@ -464,10 +458,7 @@ def make_pufferfish_approximate(measurement: dp.Measurement) -> dp.Measurement:
         raise TypeError(f"measurement must be built under dpg.pufferfish_distance(model, delta=...), got input metric {metric}")
     pure = measurement.output_measure == dp.max_divergence()
     if not pure and measurement.output_measure != dp.approximate(dp.max_divergence()):
-        raise TypeError(
-            f"the measurement's privacy measure must be max_divergence or approximate(max_divergence), got "
-            f"{measurement.output_measure}"
-        )
+        raise TypeError(f"the measurement's privacy measure must be max_divergence or approximate(max_divergence), got {measurement.output_measure}")
     delta = descriptor.delta
 
     def function(graph):
@@ -546,7 +537,9 @@ def _pufferfish_counts(domain, metric: PufferfishDistance, c):
     return lambda d_in: bound * integer_d_in(d_in)
 
 
-_pufferfish_counts.__doc__ += _ONE_FLIP + """
+_pufferfish_counts.__doc__ += (
+    _ONE_FLIP
+    + """
     **Tight** (the brute-force tests enumerate every flip of every labelling of small
     structures). With the cap binding: ``hi`` edges each holding ``c`` properties, ``a`` not
     last, gain ``a`` (``2·hi``; needs a closed neighbourhood of ``hi`` edges and ``c + 1``
@@ -561,6 +554,7 @@ _pufferfish_counts.__doc__ += _ONE_FLIP + """
     ``d_min = −1``; and for every ``c`` when ``W = 0`` (then also when the cap cannot bind).
     Otherwise it is sound (``max(hi, 1 − lo) ≤ W + 1``) but looser.
 """
+)
 
 
 @stability_rule(LABEL_COUNTS_MONOTONIC, PufferfishDistance)
@@ -606,7 +600,9 @@ def _pufferfish_map(domain, metric: PufferfishDistance, c):
     return stability
 
 
-_pufferfish_map.__doc__ += _ONE_FLIP + """
+_pufferfish_map.__doc__ += (
+    _ONE_FLIP
+    + """
     **The map** (same notation). ℓ1 as for ``label_counts``. ℓ∞: ``a`` moves by ``x + y ≤ hi``
     (``d ≥ 1``) or ``|x − y| ≤ k`` (``d ≤ 0``); a displaced property ``p`` moves by at most the
     number of flipped edges displacing it, ``≤ y ≤ hi`` (``d ≥ 1``), or by ``−1`` at the centre
@@ -617,3 +613,4 @@ _pufferfish_map.__doc__ += _ONE_FLIP + """
     moves: ``(1, max(hi, −lo), max(hi, −lo))``. The keys are counted properties, so ℓ0 is also at
     most their number when the vocabulary is known.
 """
+)

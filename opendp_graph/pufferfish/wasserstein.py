@@ -78,9 +78,7 @@ def _exact_masses(p: Any, name: str) -> list:
         raise ValueError(f"{name} must be a one-dimensional vector of masses on 0..K, got shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"{name} is empty")
-    if arr.dtype == object and arr.size and all(
-        isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v in arr.tolist()
-    ):
+    if arr.dtype == object and arr.size and all(isinstance(v, (int, Fraction)) and not isinstance(v, bool) for v in arr.tolist()):
         # exact weights (Python integers too large for int64, or Fractions): normalised exactly
         masses = list(arr.tolist())
         if any(m < 0 for m in masses):

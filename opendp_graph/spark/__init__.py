@@ -61,7 +61,7 @@ def local_session(
     shuffle_partitions: int = 4,
     event_log_dir: str | None = None,
     app_name: str = "opendp-graph",
-) -> "SparkSession":
+) -> SparkSession:
     """A Spark session on this machine (``local[cores]``) set up for graph work: UI off, few
     shuffle partitions, a 2 GiB driver heap (at Spark's default 1 GiB, building a DataFrame of a
     few million rows can die with ``OutOfMemoryError``), adaptive execution on (it splits the
@@ -92,4 +92,3 @@ def local_session(
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
-

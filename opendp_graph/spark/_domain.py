@@ -8,7 +8,8 @@ from typing import Any
 import opendp.prelude as dp
 
 from ..core._distributed import DistributedGraph
-from ..core.domains import GraphDomain, graph_domain as _local_graph_domain, graph_domain_descriptor
+from ..core.domains import GraphDomain, graph_domain_descriptor
+from ..core.domains import graph_domain as _local_graph_domain
 
 __all__ = ["SparkGraphDomain", "graph_domain", "SPARK_QUERIES"]
 

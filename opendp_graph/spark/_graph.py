@@ -8,10 +8,10 @@ from typing import Any
 
 import numpy as np
 
+from ..core._build import MAX_NUM_NODES, _check_num_nodes, _check_self_loops
 from ..core._checks import check_label_names, property_names
 from ..core._distributed import DistributedGraph
 from ..core._frozen import frozen
-from ..core._build import MAX_NUM_NODES, _check_num_nodes, _check_self_loops
 from ._engine import functions, is_dataframe, pyspark_sql, small_frame
 
 __all__ = ["SparkGraph", "graph_from_spark"]
@@ -64,9 +64,7 @@ class SparkGraph(DistributedGraph):
         raise TypeError("SparkGraph(...) is not a public constructor: use dpg.spark.graph_from_spark(edges_df, ...)")
 
     @classmethod
-    def _from_canonical(
-        cls, session: Any, edges: Any, labels: Any, num_nodes: int, vocabulary: tuple[str, ...] | None = None
-    ) -> "SparkGraph":
+    def _from_canonical(cls, session: Any, edges: Any, labels: Any, num_nodes: int, vocabulary: tuple[str, ...] | None = None) -> SparkGraph:
         self = object.__new__(cls)
         object.__setattr__(self, "_declared_vocabulary", vocabulary)
         object.__setattr__(self, "_session", session)

@@ -25,9 +25,23 @@ the package's queries and OpenDP's noise.
 """
 
 from ._lm import MixtureModel, NGramModel, mixture, read_arpa, released_share
-from ._private_lm import PrivateLanguageModel, make_private_language_model, private_language_model
-from ._private_topics import PrivateTopics, make_private_topics
-from ._release import NGramRelease, make_ngram_count_release, make_person_ngram_counts, person_text_domain
+from ._private_lm import PrivateLanguageModel, make_private_language_model, private_language_model, then_private_language_model
+from ._private_topics import PrivateTopics, make_private_topics, then_private_topics
+from ._release import NGramRelease, make_ngram_count_release, make_person_ngram_counts, person_text_domain, then_person_ngram_counts
+from ._tokens import (
+    BOS,
+    EOS,
+    UNK,
+    delivery_ngrams,
+    fold_unknown,
+    message_tokens,
+    ngram_counts,
+    ngrams,
+    pair_ngram_graph,
+    person_ngram_table,
+    split_by_time,
+    tokenizer,
+)
 from ._topics import (
     Topics,
     cooccurrence_key,
@@ -36,24 +50,6 @@ from ._topics import (
     person_cooccurrence_table,
     topics_from_cooccurrence,
 )
-from ._tokens import (
-    BOS,
-    EOS,
-    UNK,
-    delivery_ngrams,
-    fold_unknown,
-    make_analyzer,
-    message_tokens,
-    ngram_counts,
-    ngrams,
-    pair_ngram_graph,
-    person_ngram_table,
-    split_by_time,
-)
-
-from ._private_lm import then_private_language_model
-from ._private_topics import then_private_topics
-from ._release import then_person_ngram_counts
 
 __all__ = [
     "BOS",
@@ -80,7 +76,7 @@ __all__ = [
     "topics_from_cooccurrence",
     "delivery_ngrams",
     "fold_unknown",
-    "make_analyzer",
+    "tokenizer",
     "message_tokens",
     "ngram_counts",
     "ngrams",
@@ -88,5 +84,7 @@ __all__ = [
     "read_arpa",
     "released_share",
     "split_by_time",
-    "then_private_language_model", "then_private_topics", "then_person_ngram_counts",
+    "then_private_language_model",
+    "then_private_topics",
+    "then_person_ngram_counts",
 ]

@@ -24,7 +24,7 @@ or noisy; ``weight`` puts the private counts on the snapshot's scale (per-pair c
 per-message ones, say: a public ratio). Adding counts makes Kneser–Ney's fixed discount a
 smaller share of each count: on the Enron subjects the snapshot's own counts doubled give 151
 against 127. :func:`mixture` (a mixture of the snapshot's model and the released counts' own)
-avoids that. Measured on the Enron subjects (``python -m benchmarks.language_model``, README):
+avoids that. Measured on the Enron subjects (``python -m benchmarks.language_model``, docs/text.md):
 a hard threshold at ``2b`` made the model worse than the snapshot alone (386 against 127 at
 ε = 1); the soft threshold never did. All of this reads only the release and public
 figures, so the model's privacy is the release's.
@@ -252,9 +252,7 @@ class NGramModel(_Scoring):
             cut = dict.fromkeys(range(1, order + 1), noise_threshold(noise_scale, threshold, max(len(counts), 1)))
         weights = _weights(weight, order)
         raw = _check_counts(counts, "counts")
-        cleaned = {
-            g: weights[len(g)] * (c - cut[len(g)]) for g, c in raw.items() if len(g) <= order and c > cut[len(g)]
-        }
+        cleaned = {g: weights[len(g)] * (c - cut[len(g)]) for g, c in raw.items() if len(g) <= order and c > cut[len(g)]}
         if public_counts is not None:
             for g, c in _check_counts(public_counts, "public_counts").items():
                 if len(g) <= order and c > 0:
@@ -359,7 +357,7 @@ class MixtureModel(_Scoring):
     Kneser–Ney's discounts on each model's own counts. Adding released counts to the
     snapshot's before smoothing (``public_counts=``) inflates the counts that the discount ``D``
     is subtracted from: on the Enron subjects, doubling the snapshot's own counts takes its
-    perplexity from 127 to 151. Measured (``python -m benchmarks.language_model``, README), with
+    perplexity from 127 to 151. Measured (``python -m benchmarks.language_model``, docs/text.md), with
     ``μ`` = :func:`released_share`: where the private period drifts from the snapshot (Enron),
     the mixture does better than adding counts; where it does not (the synthetic log), about
     the same at ε ≤ 10 and worse at ε = 100.
@@ -424,13 +422,11 @@ def release_thresholds(release: Any) -> dict[int, float]:
     return {n: noise_threshold(s, None, keys, release.noise) for n, s in release.scales.items()}
 
 
-def released_share(
-    release: Any, public_counts: Mapping[str, float], *, weight: float | Mapping[int, float] = 1.0, order: int | None = None
-) -> float:
+def released_share(release: Any, public_counts: Mapping[str, float], *, weight: float | Mapping[int, float] = 1.0, order: int | None = None) -> float:
     """The released counts' share of the mass of one n-gram order (default: the release's
     highest), after the threshold of :meth:`NGramModel.from_release`: ``w·Σ max(c − t, 0) /
     (w·Σ max(c − t, 0) + Σ snapshot)`` over that order's n-grams (``w`` its ``weight``). The
-    mixture weight ``μ`` measured in the README (:class:`MixtureModel`). The highest order,
+    mixture weight ``μ`` measured in docs/text.md (:class:`MixtureModel`). The highest order,
     because a model of the released counts is only as good as the counts its predictions rest on:
     its lower orders are read off the higher ones (Kneser–Ney's continuation counts), so where the
     threshold drops most bigrams the unigrams' share overstates it (measured on the synthetic log:

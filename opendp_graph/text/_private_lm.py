@@ -42,10 +42,10 @@ import opendp.prelude as dp
 from ..core._checks import open_probability, positive_budget, positive_integer, privacy_budget
 from ..measurements._context import zcdp_budget
 from ..measurements.threshold import calibrate_gaussian_threshold, make_corrected_gaussian_threshold
+from ..transformations import then
 from ..transformations.labels import make_label_count_map
 from ._lm import MixtureModel, NGramModel, mixture, threshold_multiple
 from ._tokens import BOS, EOS, UNK
-from ..transformations import then
 
 __all__ = ["PrivateLanguageModel", "make_private_language_model", "then_private_language_model", "private_language_model"]
 
@@ -195,9 +195,7 @@ def make_private_language_model(
         if not any(" " not in g for g in counts):  # nothing (or no unigram) survived: the snapshot alone
             return PrivateLanguageModel(model=snapshot_model, private_model=None, weight=0.0, **fields)
         private = NGramModel.from_counts(counts, order=order, vocabulary=words)
-        return PrivateLanguageModel(
-            model=mixture([private, snapshot_model], [weight, 1.0 - weight]), private_model=private, weight=weight, **fields
-        )
+        return PrivateLanguageModel(model=mixture([private, snapshot_model], [weight, 1.0 - weight]), private_model=private, weight=weight, **fields)
 
     return union.measurement >> dp.new_function(build, TO="ExtrinsicObject")
 
@@ -236,9 +234,7 @@ def label_union(
     checked to be within the budget. Returns a :class:`LabelUnion`: the measurement's output maps
     each released label to its noisy count, the public ones still carrying ``offset``.
     Shared by :func:`make_private_language_model` and :func:`~opendp_graph.text.make_private_topics`."""
-    count_map = make_label_count_map(
-        input_domain, input_metric, c, output_metric=dp.l02inf_distance(dp.absolute_distance(T=dp.f64))
-    )
+    count_map = make_label_count_map(input_domain, input_metric, c, output_metric=dp.l02inf_distance(dp.absolute_distance(T=dp.f64)))
     rho = zcdp_budget(epsilon, delta / 2)
     scale, threshold = calibrate_gaussian_threshold(count_map, 1, rho, delta / 2)
     # a public key's count is lifted far above the threshold, so the union releases it always
@@ -278,8 +274,12 @@ def _make_offset(count_map: dp.Transformation, keys: frozenset[str], offset: int
         return out
 
     return dp.t.make_user_transformation(
-        count_map.output_domain, count_map.output_metric, count_map.output_domain, count_map.output_metric,
-        function=lift, stability_map=lambda d_in: d_in,
+        count_map.output_domain,
+        count_map.output_metric,
+        count_map.output_domain,
+        count_map.output_metric,
+        function=lift,
+        stability_map=lambda d_in: d_in,
     )
 
 
@@ -310,15 +310,21 @@ _LEFT_OUT = (
 
 _LEFT_OUT_PERSON = (
     "a message's n-grams beyond max_ngrams_per_message (its unigrams first, then its bigrams, each in text order)",
-    "n-grams outside the snapshot's keys (person level releases only public keys: a union's threshold "
-    "would be D times larger)",
+    "n-grams outside the snapshot's keys (person level releases only public keys: a union's threshold would be D times larger)",
     "words outside the snapshot's vocabulary (folded to <unk>)",
 )
 
 
 def _person_language_model(
-    unit: Any, metric: dp.Metric, epsilon: Any, delta: Any, snapshot: Mapping[str, float], words: list[str],
-    per_message: int, order: int, weight: Any,
+    unit: Any,
+    metric: dp.Metric,
+    epsilon: Any,
+    delta: Any,
+    snapshot: Mapping[str, float],
+    words: list[str],
+    per_message: int,
+    order: int,
+    weight: Any,
 ) -> dp.Measurement:
     """The person-level model (:func:`private_language_model` with a ``person_unit``): the snapshot's
     keys counted per message over the log (:func:`~opendp_graph.text.make_person_ngram_counts` on
@@ -393,7 +399,7 @@ def _total_analyzer(analyzer: Any) -> Any:
         try:
             words = analyzer(value)
             return [w for w in words if isinstance(w, str) and w] if isinstance(words, (list, tuple)) else []
-        except Exception:  # noqa: BLE001 - any failure on private text is a text without words, by design
+        except Exception:
             return []
 
     return analyze
@@ -441,7 +447,7 @@ def private_language_model(
         with the ``text`` column (rows sharing a ``message_id`` are one message). Its words seen at
         least ``min_count`` times are the model's vocabulary (public); everything else is ``<unk>``.
     :param text: the text column of ``log`` (and of a frame ``snapshot``).
-    :param analyzer: the tokeniser (default :func:`~opendp_graph.text.make_analyzer`'s: scikit-learn's
+    :param analyzer: the tokeniser (default :func:`~opendp_graph.text.tokenizer`'s: scikit-learn's
         tokens, the ``text`` extra); the same for the snapshot and the log.
     :param min_count: how often a snapshot word must occur to be in the vocabulary.
     :param max_ngrams_per_pair: ``c`` (:func:`make_private_language_model`), for the pair units.
@@ -556,13 +562,17 @@ def private_language_model(
     known = frozenset(words)
     snapshot_counts = ngram_counts(([w if w in known else "<unk>" for w in m if isinstance(w, str)] for m in tokens), range(1, order + 1))
     if person:
-        measurement = _person_language_model(
-            unit, metric, budget["epsilon"], budget["delta"], snapshot_counts, words, per_message, order, weight
-        )
+        measurement = _person_language_model(unit, metric, budget["epsilon"], budget["delta"], snapshot_counts, words, per_message, order, weight)
     else:
         measurement = make_private_language_model(
-            graph_domain(labeled=True), metric, privacy_loss, snapshot_counts=snapshot_counts, vocabulary=words,
-            max_ngrams_per_pair=max_ngrams_per_pair, order=order, weight=weight,
+            graph_domain(labeled=True),
+            metric,
+            privacy_loss,
+            snapshot_counts=snapshot_counts,
+            vocabulary=words,
+            max_ngrams_per_pair=max_ngrams_per_pair,
+            order=order,
+            weight=weight,
             release_snapshot_keys=release_snapshot_keys,
         )
 

@@ -20,9 +20,9 @@ from typing import Any
 import opendp.prelude as dp
 
 from ..core._checks import positive_integer, privacy_budget
+from ..transformations import then
 from ._private_lm import label_union
 from ._topics import Topics, topics_from_cooccurrence
-from ..transformations import then
 
 __all__ = ["PrivateTopics", "make_private_topics", "then_private_topics"]
 

@@ -23,16 +23,17 @@ from typing import Any
 
 import opendp.prelude as dp
 
-from ..core._bias import stated_bias, state_bias
+from ..core._bias import state_bias, stated_bias
 from ..core._checks import positive_finite, positive_integer, privacy_budget
 from ..measurements.accuracy import attach_parts_accuracy
-from ..transformations.labels import l2_bound, monotonic_single_unit, then_label_counts
 from ..transformations import then
+from ..transformations.labels import l2_bound, monotonic_single_unit, then_label_counts
 
 __all__ = [
     "NGramRelease",
     "make_ngram_count_release",
-    "make_person_ngram_counts", "then_person_ngram_counts",
+    "make_person_ngram_counts",
+    "then_person_ngram_counts",
     "person_text_domain",
 ]
 
@@ -389,7 +390,7 @@ def make_person_ngram_counts(
 
     **What it costs.** The noise grows with ``D``, the busiest person's bound: on a log where a
     few people own most messages this is far more noise than a pair- or message-level release
-    (README, language models).
+    (docs/text.md).
 
     :param output_metric: ``dp.l1_distance(T=dp.i64)`` (default; Laplace),
         ``dp.l2_distance(T=dp.f64)`` (Gaussian under zCDP), or for OpenDP's noisy top-k (the
@@ -429,8 +430,10 @@ def make_person_ngram_counts(
         raise ValueError("keys must be distinct non-empty n-grams (words joined by one space)")
     cap = positive_integer("max_ngrams", max_ngrams)
     norms = {
-        "l1": dp.l1_distance(T=dp.i64), "l2": dp.l2_distance(T=dp.f64),
-        "linf": dp.linf_distance(T=dp.i64), "linf_monotonic": dp.linf_distance(T=dp.i64, monotonic=True),
+        "l1": dp.l1_distance(T=dp.i64),
+        "l2": dp.l2_distance(T=dp.f64),
+        "linf": dp.linf_distance(T=dp.i64),
+        "linf_monotonic": dp.linf_distance(T=dp.i64, monotonic=True),
     }
     norm = next((name for name, m in norms.items() if output_metric == m), None) if output_metric is not None else "l1"
     if norm is None:
@@ -482,14 +485,21 @@ def make_person_ngram_counts(
     atom = dp.atom_domain(T=dp.f64, nan=False) if l2 else dp.atom_domain(T=dp.i64)
     out_domain = dp.vector_domain(atom, size=len(names))
     counts = dp.t.make_user_transformation(
-        input_domain, input_metric, out_domain,
+        input_domain,
+        input_metric,
+        out_domain,
         norms[norm],
-        count, stability,
+        count,
+        stability,
     )
     counts.counted_keys = tuple(names)  # what make_ngram_count_release labels the vector with
-    dropped = None if cap >= len(names) else (
-        f"the keys beyond the first {cap} distinct keys of a message (in text order) that max_ngrams = {cap} drops: "
-        "each interval is around the capped count, at most the true count; no public figure bounds the difference"
+    dropped = (
+        None
+        if cap >= len(names)
+        else (
+            f"the keys beyond the first {cap} distinct keys of a message (in text order) that max_ngrams = {cap} drops: "
+            "each interval is around the capped count, at most the true count; no public figure bounds the difference"
+        )
     )
     return state_bias(counts, dropped)
 

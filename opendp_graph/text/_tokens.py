@@ -32,7 +32,7 @@ __all__ = [
     "UNK",
     "delivery_ngrams",
     "fold_unknown",
-    "make_analyzer",
+    "tokenizer",
     "message_tokens",
     "ngrams",
     "ngram_counts",
@@ -49,13 +49,11 @@ def _sklearn_text():
     try:
         from sklearn.feature_extraction import text
     except ImportError as error:  # the text extra is optional
-        raise ImportError(
-            'the text front end needs scikit-learn: pip install "opendp-graph[text]"'
-        ) from error
+        raise ImportError('the text front end needs scikit-learn: pip install "opendp-graph[text]"') from error
     return text
 
 
-def make_analyzer(
+def tokenizer(
     *, stop_words: str | Sequence[str] | None = None, lowercase: bool = True, strip_reply_markers: bool = True
 ) -> Callable[[str | None], list[str]]:
     """A tokeniser: text → its words in order, as scikit-learn's ``CountVectorizer`` splits them
@@ -68,10 +66,10 @@ def make_analyzer(
     :param strip_reply_markers: remove leading ``re:``, ``fw:``, ``fwd:`` (they describe the
         e-mail client, not the content).
 
-    >>> from opendp_graph.text import make_analyzer
-    >>> make_analyzer()("RE: FW: Lunch at the Hyatt?")
+    >>> from opendp_graph.text import tokenizer
+    >>> tokenizer()("RE: FW: Lunch at the Hyatt?")
     ['lunch', 'at', 'the', 'hyatt']
-    >>> make_analyzer(stop_words="english")("RE: FW: Lunch at the Hyatt?")
+    >>> tokenizer(stop_words="english")("RE: FW: Lunch at the Hyatt?")
     ['lunch', 'hyatt']
     """
     if stop_words is not None and not isinstance(stop_words, str):
@@ -149,9 +147,9 @@ def _frame(frame: Any, *columns: str, text: str | None = None):
 
 
 def _analyzer(analyzer: Callable[[str | None], list[str]] | None, vocabulary: Iterable[str] | None):
-    """``analyzer`` (default :func:`make_analyzer`'s), with words outside ``vocabulary`` folded to
+    """``analyzer`` (default :func:`tokenizer`'s), with words outside ``vocabulary`` folded to
     ``<unk>`` when one is given."""
-    analyze = analyzer or make_analyzer()
+    analyze = analyzer or tokenizer()
     return analyze if vocabulary is None else fold_unknown(analyze, vocabulary)
 
 
@@ -171,17 +169,15 @@ def message_tokens(
 
     :param frame: a Polars ``DataFrame`` or ``LazyFrame``.
     :param text: the column holding each message's text.
-    :param analyzer: the tokeniser (default :func:`make_analyzer`'s).
+    :param analyzer: the tokeniser (default :func:`tokenizer`'s).
     :param keep: the other per-message columns to keep (those present).
     """
     import polars as pl
 
     frame = _frame(frame, text, message_id, text=text)
-    analyze = analyzer or make_analyzer()
+    analyze = analyzer or tokenizer()
     columns = [c for c in keep if c in frame.columns and c not in (text, message_id)]
-    messages = frame.group_by(message_id, maintain_order=True).agg(
-        [pl.col(text).first()] + [pl.col(c).first() for c in columns]
-    )
+    messages = frame.group_by(message_id, maintain_order=True).agg([pl.col(text).first()] + [pl.col(c).first() for c in columns])
     order = (["time"] if "time" in columns else []) + [message_id]
     messages = messages.sort(order)
     tokens = [analyze(value) for value in messages[text].to_list()]
@@ -305,9 +301,7 @@ def delivery_ngrams(
     high = pl.max_horizontal(src, dst).cast(pl.String)
     keep = [message_id] + (["time"] if "time" in frame.columns else [])
     rows = frame.with_columns(pl.Series("ngram", grams, dtype=pl.List(pl.String)))
-    rows = rows.filter(pl.col(src) != pl.col(dst)).select(
-        pl.concat_str([low, high], separator="|").alias("pair"), *keep, "ngram"
-    )
+    rows = rows.filter(pl.col(src) != pl.col(dst)).select(pl.concat_str([low, high], separator="|").alias("pair"), *keep, "ngram")
     return rows.explode("ngram").drop_nulls("ngram")
 
 
@@ -336,8 +330,9 @@ def person_ngram_table(
     """
     wanted = _orders(orders)
     analyze = _analyzer(analyzer, vocabulary)
-    return person_label_table(frame, lambda value: list(dict.fromkeys(ngrams(analyze(value), wanted))),
-                              text=text, src=src, dst=dst, message_id=message_id)
+    return person_label_table(
+        frame, lambda value: list(dict.fromkeys(ngrams(analyze(value), wanted))), text=text, src=src, dst=dst, message_id=message_id
+    )
 
 
 def person_label_table(frame: Any, labeler: Any, *, text: str, src: str, dst: str, message_id: str):
@@ -360,15 +355,14 @@ def person_label_table(frame: Any, labeler: Any, *, text: str, src: str, dst: st
     rows, _ = message_rows(frame, message_id=message_id, sender=src, recipient=dst, text=text)
     messages = per_message(rows)
     labels = _per_text(messages, "__text", labeler)
-    owners = [
-        [s, *(r for r in dict.fromkeys(recipients) if r != s)]
-        for s, recipients in zip(messages["__s"].to_list(), messages["__r"].to_list())
-    ]
-    return pl.DataFrame({
-        message_id: messages["__id"],
-        "owners": pl.Series(owners, dtype=pl.List(rows.schema["__s"])),
-        "ngrams": pl.Series(labels, dtype=pl.List(pl.String)),
-    })
+    owners = [[s, *(r for r in dict.fromkeys(recipients) if r != s)] for s, recipients in zip(messages["__s"].to_list(), messages["__r"].to_list())]
+    return pl.DataFrame(
+        {
+            message_id: messages["__id"],
+            "owners": pl.Series(owners, dtype=pl.List(rows.schema["__s"])),
+            "ngrams": pl.Series(labels, dtype=pl.List(pl.String)),
+        }
+    )
 
 
 def split_by_time(frame: Any, *boundaries: Any, time: str = "time") -> tuple:

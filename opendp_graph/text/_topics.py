@@ -21,10 +21,14 @@ from typing import Any
 import numpy as np
 
 from ._lm import noise_threshold
-from ._tokens import make_analyzer, pair_label_graph, person_label_table
+from ._tokens import pair_label_graph, person_label_table, tokenizer
 
 __all__ = [
-    "cooccurrence_key", "pair_cooccurrence_graph", "person_cooccurrence_table", "Topics", "topics_from_cooccurrence",
+    "cooccurrence_key",
+    "pair_cooccurrence_graph",
+    "person_cooccurrence_table",
+    "Topics",
+    "topics_from_cooccurrence",
     "npmi_coherence",
 ]
 
@@ -60,7 +64,7 @@ def pair_cooccurrence_graph(
     like :func:`~opendp_graph.text.pair_ngram_graph`. ``vocabulary=None`` keeps every word (but
     those holding ``+``, the key's separator): for a DP set union
     (:func:`~opendp_graph.text.make_private_topics`), which releases only pairs many people used."""
-    analyze = analyzer or make_analyzer(stop_words="english")
+    analyze = analyzer or tokenizer(stop_words="english")
     known = None if vocabulary is None else frozenset(vocabulary)
     return pair_label_graph(frame, nodes, lambda value: sorted(_pairs(analyze(value), known)), text=text, src=src, dst=dst)
 
@@ -86,10 +90,9 @@ def person_cooccurrence_table(
     >>> person_cooccurrence_table(log, ["gas", "price"]).rows()
     [(1, [1, 2], ['gas+price'])]
     """
-    analyze = analyzer or make_analyzer(stop_words="english")
+    analyze = analyzer or tokenizer(stop_words="english")
     known = frozenset(vocabulary)
-    return person_label_table(frame, lambda value: sorted(_pairs(analyze(value), known)),
-                              text=text, src=src, dst=dst, message_id=message_id)
+    return person_label_table(frame, lambda value: sorted(_pairs(analyze(value), known)), text=text, src=src, dst=dst, message_id=message_id)
 
 
 @dataclass(frozen=True)

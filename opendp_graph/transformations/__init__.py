@@ -6,14 +6,14 @@ Their stability rules, and those Blowfish and Pufferfish add, are in one table:
 
 from . import rules
 from ._core import make_graph_transformation, then, then_graph_transformation
-from .rules import resolve_stability, stability_rule, supported_metrics
-from .degrees import *  # noqa: F401,F403
+from .degrees import *  # noqa: F403
 from .degrees import __all__ as _degrees_all
-from .labels import *  # noqa: F401,F403
+from .labels import *  # noqa: F403
 from .labels import __all__ as _labels_all
-from .projection import *  # noqa: F401,F403
+from .projection import *  # noqa: F403
 from .projection import __all__ as _projection_all
-from .triangles import *  # noqa: F401,F403
+from .rules import resolve_stability, stability_rule, supported_metrics
+from .triangles import *  # noqa: F403
 from .triangles import __all__ as _triangles_all
 
 __all__ = [

@@ -79,8 +79,7 @@ def require_max_degree(domain: GraphDomain, query: str) -> int:
     """The domain's degree bound, or the error that node-level privacy needs one."""
     if domain.max_degree is None:
         raise ValueError(
-            f"{query} under node-level privacy needs a degree bound: use graph_domain(max_degree=D) "
-            "or chain dpg.make_degree_projection(...) first"
+            f"{query} under node-level privacy needs a degree bound: use graph_domain(max_degree=D) or chain dpg.make_degree_projection(...) first"
         )
     return domain.max_degree
 
@@ -467,7 +466,7 @@ def _hist_l2_padded(domain, metric, bins):
     projection under node insertion (``d = K + 1`` per node) it is the rule on the metric, which
     forgets where the degrees moved.
     """
-    return _squared_map(lambda d: (d * d if bins == 0 else 2 * d * d), fixed_node_set=False)
+    return _squared_map(lambda d: d * d if bins == 0 else 2 * d * d, fixed_node_set=False)
 
 
 @stability_rule(DEGREE_HISTOGRAM_L2, EdgeLabelDistance)

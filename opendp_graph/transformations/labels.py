@@ -38,9 +38,9 @@ import numpy as np
 import opendp.prelude as dp
 import scipy.sparse as sp
 
-from ..core._checks import positive_integer, property_names
-from ..core._bias import state_bias
 from ..core import _kernels
+from ..core._bias import state_bias
+from ..core._checks import positive_integer, property_names
 from ..core._distributed import DistributedGraph
 from ..core.domains import GraphDomain, graph_domain_descriptor
 from ..core.graph import Graph
@@ -54,8 +54,8 @@ from ..core.metrics import (
     metric_descriptor,
 )
 from ._core import int_count_map_space, make_graph_transformation, sqrt_up, then
-from .rules import stability_rule, variant
 from .degrees import require_max_degree
+from .rules import stability_rule, variant
 
 __all__ = [
     "make_label_counts",
@@ -473,7 +473,11 @@ _TOP_K = """
 """
 
 
-make_label_counts.__doc__ += _LABEL_GUARANTEE + _L2 + _TOP_K + """
+make_label_counts.__doc__ += (
+    _LABEL_GUARANTEE
+    + _L2
+    + _TOP_K
+    + """
     :example:
 
     >>> import opendp.prelude as dp, opendp_graph as dpg
@@ -489,6 +493,7 @@ make_label_counts.__doc__ += _LABEL_GUARANTEE + _L2 + _TOP_K + """
     >>> (top >> dp.m.then_noisy_top_k(dp.max_divergence(), k=1, scale=1.0)).map(1)  # OpenDP's report-noisy-max: ε = k·1/scale
     1.0
 """
+)
 
 
 then_label_counts = then(make_label_counts)
@@ -651,5 +656,3 @@ def _map_node(domain, metric, c):
         return (LabelContribution.of(c).keys(per_edge * edges), per_edge * edges, edges if per_edge else 0)
 
     return stability
-
-

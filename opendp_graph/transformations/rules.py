@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from ..core.metrics import MetricDescriptor
 
@@ -84,7 +84,7 @@ class QueryKey:
         return base if self.variant is None else f"{base}[{self.variant}]"
 
 
-Query = Union[QueryKey, Callable[..., Any], str]
+Query = QueryKey | Callable[..., Any] | str
 
 
 @dataclass(frozen=True)
@@ -144,7 +144,7 @@ def query_key(query: Query) -> QueryKey:
         if known is not None:
             return known
         name = query.__name__
-        return QueryKey(query, None, name[len("make_"):] if name.startswith("make_") else name)
+        return QueryKey(query, None, name[len("make_") :] if name.startswith("make_") else name)
     raise TypeError(f"a query is a make_x constructor, a QueryKey or a query name, got {query!r}")
 
 

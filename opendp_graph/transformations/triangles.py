@@ -101,10 +101,7 @@ def _tri_node(domain, metric):
         m = max(domain.num_nodes - 1, 0)
         bounds.append(m * (m - 1) // 2)
     if not bounds:
-        raise ValueError(
-            "triangle_count under node-level privacy needs a degree bound: use graph_domain(max_degree=D) "
-            "or graph_domain(num_nodes=n)"
-        )
+        raise ValueError("triangle_count under node-level privacy needs a degree bound: use graph_domain(max_degree=D) or graph_domain(num_nodes=n)")
     t = min(bounds)
     return lambda d_in: integer_d_in(d_in) * t
 

@@ -168,9 +168,7 @@ def _features(out0: list, out1: list, statistic: Any) -> tuple[list[str], np.nda
         f0 = np.asarray(out0, dtype=float)
         f1 = np.asarray(out1, dtype=float)
     except (TypeError, ValueError):
-        raise TypeError(
-            f"cannot audit outputs of type {type(first).__name__} without a statistic: pass statistic=callable"
-        ) from None
+        raise TypeError(f"cannot audit outputs of type {type(first).__name__} without a statistic: pass statistic=callable") from None
     if f0.ndim != 2 or f1.ndim != 2 or f0.shape[1] != f1.shape[1]:
         raise TypeError("vector outputs must all have the same length; pass statistic=callable otherwise")
     return [f"output[{j}]" for j in range(f0.shape[1])], f0, f1, f0.shape[1] > 1
@@ -285,7 +283,10 @@ def empirical_epsilon(
         w = (sel1.mean(axis=0) - sel0.mean(axis=0)) / scale**2
         m0, m1 = np.median(sel0, axis=0), np.median(sel1, axis=0)
         s = 0.5 * (np.abs(sel0 - m0).mean(axis=0) + np.abs(sel1 - m1).mean(axis=0)) + 1e-12
-        llr = lambda x: ((np.abs(x - m0) - np.abs(x - m1)) / s).sum(axis=1)
+
+        def llr(x):
+            return ((np.abs(x - m0) - np.abs(x - m1)) / s).sum(axis=1)
+
         if np.any(w != 0):
             names = names + ["mean-difference projection"]
             extra.append(lambda x: x @ w)

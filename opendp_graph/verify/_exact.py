@@ -89,12 +89,12 @@ class GraphDistribution:
         return ((masks[:, None] >> np.arange(m)) & 1).astype(bool)
 
     @classmethod
-    def from_log_weights(cls, num_nodes: int, log_weight: Callable[[np.ndarray], np.ndarray]) -> "GraphDistribution":
+    def from_log_weights(cls, num_nodes: int, log_weight: Callable[[np.ndarray], np.ndarray]) -> GraphDistribution:
         """``P(g) ∝ exp(log_weight(edges)[g])`` where ``log_weight`` maps the edge matrix to a vector."""
         return cls(num_nodes, np.asarray(log_weight(cls.edge_matrix(num_nodes)), dtype=float))
 
     @classmethod
-    def independent_edges(cls, num_nodes: int, p: Any) -> "GraphDistribution":
+    def independent_edges(cls, num_nodes: int, p: Any) -> GraphDistribution:
         """Independent edges with probability ``p`` (a number, or an ``n × n`` matrix, upper triangle used).
 
         Probabilities 0 and 1 are allowed (a degenerate edge)."""
@@ -236,7 +236,7 @@ def laplace_privacy_loss(
     uniq, inv = np.unique(both, axis=0, return_inverse=True)
     inv = np.asarray(inv).reshape(-1)
     p0 = np.bincount(inv[: len(v0)], weights=w0 / w0.sum(), minlength=len(uniq))
-    p1 = np.bincount(inv[len(v0):], weights=w1 / w1.sum(), minlength=len(uniq))
+    p1 = np.bincount(inv[len(v0) :], weights=w1 / w1.sum(), minlength=len(uniq))
     keep = (p0 > 0) | (p1 > 0)
     uniq, p0, p1 = uniq[keep], p0[keep], p1[keep]
     d = uniq.shape[1]

@@ -77,7 +77,7 @@ import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from numbers import Real
 from typing import Any
 
@@ -175,7 +175,7 @@ def _merge_log(points: np.ndarray, log_weights: np.ndarray) -> tuple[np.ndarray,
     return uniq, merged
 
 
-@lru_cache(maxsize=None)
+@cache
 def _log_normaliser(sigma: float) -> Any:
     """``log Σ_{|z| ≤ 38σ + 1} e^{−z²/(2σ²)}``, below the full sum's log (conservative here)."""
     z = np.arange(-math.ceil(38 * sigma) - 1, math.ceil(38 * sigma) + 2, dtype=_FLOAT)

@@ -55,9 +55,7 @@ def _with_edges(graph: Graph, edges: Iterable[tuple[int, int]], labels: dict | N
     dst = [v for _, v in edges]
     if labels is None:
         return Graph.from_edges(src, dst, num_nodes=graph.num_nodes, node_ids=graph.node_ids)
-    return Graph.from_edges(
-        src, dst, num_nodes=graph.num_nodes, node_ids=graph.node_ids, labels=[labels.get(e, ()) for e in edges]
-    )
+    return Graph.from_edges(src, dst, num_nodes=graph.num_nodes, node_ids=graph.node_ids, labels=[labels.get(e, ()) for e in edges])
 
 
 def _edge_dict(graph: Graph) -> dict[tuple[int, int], frozenset[str] | None]:

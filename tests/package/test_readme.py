@@ -1,4 +1,5 @@
-"""Every Python block of README.md runs as written, and the values its comments state are true.
+"""Every Python block of README.md and of the pages in docs/ runs as written, and the values its
+comments state are true.
 
 Each ```python block runs on its own, in a fresh namespace, as a reader would paste it. A comment
 that starts with a Python literal (``x   # 78: the truth``, ``scale   # 3.38``) states the value
@@ -18,15 +19,21 @@ import pytest
 
 from tests.conftest import skip_without_data
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+REPO = Path(__file__).resolve().parents[2]
+README = REPO / "README.md"
+PAGES = [README, *sorted((REPO / "docs").glob("*.md"))]
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 LOADERS = {"load_enron": "enron-perry-wolfe", "load_deezer": "deezer", "load_email_eu": "email-eu-core"}
 
 
-def python_blocks() -> list[tuple[int, str]]:
-    """``(first line number, code)`` of every ```python block of README.md."""
-    text = README.read_text(encoding="utf-8")
-    return [(text[: m.start(1)].count("\n") + 1, m.group(1)) for m in BLOCK.finditer(text)]
+def python_blocks() -> list[tuple[str, int, str]]:
+    """``(page, first line number, code)`` of every ```python block of README.md and the docs pages."""
+    blocks = []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        name = "README" if page == README else f"docs-{page.stem}"
+        blocks += [(name, text[: m.start(1)].count("\n") + 1, m.group(1)) for m in BLOCK.finditer(text)]
+    return blocks
 
 
 def stated_value(comment: str):
@@ -76,7 +83,8 @@ BLOCKS = python_blocks()
 
 
 def test_readme_has_python_blocks():
-    assert len(BLOCKS) >= 3
+    assert sum(1 for page, _, _ in BLOCKS if page == "README") >= 1
+    assert len(BLOCKS) >= 10  # the pages' blocks are found too
 
 
 def datasets_read_by(code: str) -> list[str]:
@@ -84,15 +92,15 @@ def datasets_read_by(code: str) -> list[str]:
     return [name for loader, name in LOADERS.items() if re.search(rf"datasets\.{loader}\w*\(", code)]
 
 
-def _param(line: int, code: str):
+def _param(page: str, line: int, code: str):
     marks = [pytest.mark.needs_data] if datasets_read_by(code) else []
     if "dpg.spark" in code:
         # the id names Spark: the block runs on the Spark tests' worker, in their session (conftest.py)
-        return pytest.param(code, id=f"line{line}-spark", marks=[*marks, pytest.mark.spark])
-    return pytest.param(code, id=f"line{line}", marks=marks)
+        return pytest.param(code, id=f"{page}-line{line}-spark", marks=[*marks, pytest.mark.spark])
+    return pytest.param(code, id=f"{page}-line{line}", marks=marks)
 
 
-@pytest.mark.parametrize("code", [_param(line, code) for line, code in BLOCKS])
+@pytest.mark.parametrize("code", [_param(page, line, code) for page, line, code in BLOCKS])
 def test_readme_block_runs_as_written(code, request):
     skip_without_data(datasets_read_by(code), "this README block")
     if "dpg.spark" in code:

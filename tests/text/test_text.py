@@ -24,16 +24,16 @@ from opendp_graph.transformations.labels import label_counts  # noqa: E402
 
 # ----------------------------------------------------------------------------- tokens and n-grams
 def test_the_analyzer_is_scikit_learns_with_reply_markers_removed():
-    analyze = T.make_analyzer()
+    analyze = T.tokenizer()
     assert analyze("RE: Fw: re: Gas Prices, Q3 2001") == ["gas", "prices", "q3", "2001"]
     assert analyze(None) == [] and analyze("") == []
-    assert T.make_analyzer(stop_words="english")("the price of gas") == ["price", "gas"]
-    assert T.make_analyzer(stop_words=["gas"])("the gas") == ["the"]
-    assert T.make_analyzer(strip_reply_markers=False)("re: gas") == ["re", "gas"]
+    assert T.tokenizer(stop_words="english")("the price of gas") == ["price", "gas"]
+    assert T.tokenizer(stop_words=["gas"])("the gas") == ["the"]
+    assert T.tokenizer(strip_reply_markers=False)("re: gas") == ["re", "gas"]
     with pytest.raises(TypeError, match="text must be a str"):
         analyze(3)
     with pytest.raises(ValueError, match="stop_words"):
-        T.make_analyzer(stop_words="french")
+        T.tokenizer(stop_words="french")
 
 
 def test_ngrams_pad_the_sentence_and_never_predict_the_start():

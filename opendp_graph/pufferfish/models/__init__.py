@@ -30,8 +30,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.graph import Graph
-from . import base as _base
 from . import _validators
+from . import base as _base
 from .base import CorrelationModel, WassersteinReport, _neighbourhood_stats, flip_bound
 from .baselines import EdgeLevelModel, MarkovQuiltModel
 from .binomial import BinomialModel

@@ -56,9 +56,7 @@ class _EmpiricalModel(CorrelationModel):
                 raise ValueError(f"max_size has {outside.shape[0]} size bucket(s) but {name} has {h.shape[1]}")
             if h[:, outside].any():
                 side = "s⁰ (f ≤ N − 1)" if low == 0 else "s¹ (1 ≤ f ≤ N)"
-                raise ValueError(
-                    f"{name} counts secrets whose f is infeasible given {side} for its neighbourhood size N (max_size)"
-                )
+                raise ValueError(f"{name} counts secrets whose f is infeasible given {side} for its neighbourhood size N (max_size)")
 
     def _check_max_size(self, max_size: Any) -> np.ndarray:  # pragma: no cover - subclasses override
         raise NotImplementedError
@@ -87,4 +85,3 @@ def _bucket_delta(h0: np.ndarray, h1: np.ndarray, max_n: int, delta: float) -> t
         return DeltaBounds(gaps.w_infinity, gaps.d_min, gaps.d_max, flip_bound(*gaps), delta, gaps), False
     k0, k1 = np.flatnonzero(h0).max(), np.flatnonzero(h1).max()
     return delta_bounds(h0[: k0 + 1], h1[: k1 + 1], delta), True
-

@@ -16,7 +16,22 @@ from ...core._checks import not_a_graph, property_names
 from ...core._distributed import DistributedGraph
 from ...core.graph import Graph
 
-__all__ = ["SOURCES", "PUBLIC_FIT", "check_source", "SOURCE_PARAGRAPH", "documents_source", "check_structure", "check_graph", "check_base", "check_text", "check_flag", "check_choice", "probability_interval", "count_array", "sorted_vocabulary"]
+__all__ = [
+    "SOURCES",
+    "PUBLIC_FIT",
+    "check_source",
+    "SOURCE_PARAGRAPH",
+    "documents_source",
+    "check_structure",
+    "check_graph",
+    "check_base",
+    "check_text",
+    "check_flag",
+    "check_choice",
+    "probability_interval",
+    "count_array",
+    "sorted_vocabulary",
+]
 
 SOURCES = ("private", "public")
 PUBLIC_FIT = "a graph asserted public by the caller (source='public'; not checked)"

@@ -75,7 +75,6 @@ def _is_opendp_object(value: Any) -> bool:
     return isinstance(value, (Measurement, Transformation))
 
 
-
 @dataclass(frozen=True)
 class WassersteinReport:
     """What :meth:`CorrelationModel.wasserstein` returns: ``W`` and the quantities the
@@ -246,7 +245,7 @@ class CorrelationModel:
         _readonly_state(state)
         self.__dict__.update(state)
 
-    def __deepcopy__(self, memo: dict) -> "CorrelationModel":
+    def __deepcopy__(self, memo: dict) -> CorrelationModel:
         new = object.__new__(type(self))
         memo[id(self)] = new
         state = self._state(portable=False)

@@ -79,7 +79,7 @@ class MarkovQuiltModel(CorrelationModel):
         self._init(max_neighbourhood=n, fitted_on=fitted_on or f"a stated bound: closed neighbourhoods of at most {n} edges")
 
     @classmethod
-    def for_graph(cls, graph: Graph) -> "MarkovQuiltModel":
+    def for_graph(cls, graph: Graph) -> MarkovQuiltModel:
         """The paper's baseline (paper 001 §4.2 (3)): ``N = 2·Dmax − 1`` from the (public)
         structure of ``graph``, an upper bound of every closed neighbourhood (``deg u + deg v − 1``).
         Kept to reproduce the paper; :meth:`for_structure` is the tight one."""
@@ -87,7 +87,7 @@ class MarkovQuiltModel(CorrelationModel):
         return cls(max(2 * graph.max_degree - 1, 1), fitted_on="the public graph structure (paper's bound 2·Dmax − 1)")
 
     @classmethod
-    def for_structure(cls, graph: Graph) -> "MarkovQuiltModel":
+    def for_structure(cls, graph: Graph) -> MarkovQuiltModel:
         """The tight structural baseline: ``N`` = the largest closed neighbourhood of the public
         structure, ``max over edges {u, v} of deg u + deg v − 1`` (at most the paper's
         ``2·Dmax − 1``; 837 against 1,319 on a real reply log whose two busiest people are not
@@ -127,4 +127,3 @@ class MarkovQuiltModel(CorrelationModel):
 
     def _repr_fields(self) -> str:
         return f"max_neighbourhood={self.max_neighbourhood}"
-

@@ -123,7 +123,7 @@ class BinomialModel(CorrelationModel):
 
     @classmethod
     @documents_source
-    def fit(cls, graph: Graph, *, source: str = "private", progress: Any = None) -> "BinomialModel":
+    def fit(cls, graph: Graph, *, source: str = "private", progress: Any = None) -> BinomialModel:
         """Estimate ``p0, p1`` exactly from every (edge, property) pair of ``graph``.
 
         ``p1 = Σ_{e∋a} (#neighbours of e with a) / Σ_{e∋a} nb_e`` and
@@ -140,7 +140,7 @@ class BinomialModel(CorrelationModel):
         return cls._from_stats(st, fitted_on, dependent, progress)
 
     @classmethod
-    def _from_stats(cls, st: NeighbourhoodStats, fitted_on: str, dependent: bool, progress: Any = None) -> "BinomialModel":
+    def _from_stats(cls, st: NeighbourhoodStats, fitted_on: str, dependent: bool, progress: Any = None) -> BinomialModel:
         P = st.num_properties
         den1 = st.b1
         den0 = P * st.nb_total - st.b1
@@ -166,7 +166,7 @@ class BinomialModel(CorrelationModel):
         vocabulary: Any,
         max_labels_per_edge: int,
         beta: float = 0.05,
-    ) -> "BinomialModel":
+    ) -> BinomialModel:
         """Fit the Binomial model under ``ε``-DP (edge-label distance, one edge's labels);
         the proof of the fit's privacy and of its conservative ``W`` is in :mod:`..dp_fit`.
 
@@ -185,7 +185,7 @@ class BinomialModel(CorrelationModel):
         return cls(p0, p1, neighbour_counts, **options)
 
     @classmethod
-    def from_public(cls, snapshot: Graph, structure: Graph) -> "BinomialModel":
+    def from_public(cls, snapshot: Graph, structure: Graph) -> BinomialModel:
         """The Binomial model that reads nothing private: ``p0, p1`` fitted on a **public**
         labelled ``snapshot`` (an earlier period, a published corpus) and a law for every
         neighbourhood size of the **public structure** of the graph to be released (its labels
@@ -286,8 +286,17 @@ class BinomialModel(CorrelationModel):
         for n in sorted(self.neighbour_counts.tolist(), reverse=True):
             report.advance(n + 1)
             b = binomial_delta_bounds(n, self.p0_range, self.p1_range, delta)
-            rows.append({"neighbours": n, "neighbourhood": n + 1, "d_min": b.gaps.d_min, "d_max": b.gaps.d_max,
-                         "W_inf": b.w_infinity, "skipped": False, **_delta_columns(b)})
+            rows.append(
+                {
+                    "neighbours": n,
+                    "neighbourhood": n + 1,
+                    "d_min": b.gaps.d_min,
+                    "d_max": b.gaps.d_max,
+                    "W_inf": b.w_infinity,
+                    "skipped": False,
+                    **_delta_columns(b),
+                }
+            )
             hull.add(b)
         report.finish()
         rows.reverse()

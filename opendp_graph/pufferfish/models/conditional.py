@@ -129,9 +129,7 @@ class ConditionalModel(_EmpiricalModel):
         return check_choice(unobserved, "unobserved", cls._UNOBSERVED)
 
     @classmethod
-    def fit(
-        cls, graph: Graph, *, base: float = 10.0, source: str = "private", unobserved: str = "bound", progress: Any = None
-    ) -> "ConditionalModel":
+    def fit(cls, graph: Graph, *, base: float = 10.0, source: str = "private", unobserved: str = "bound", progress: Any = None) -> ConditionalModel:
         """Exact per-bucket histograms (see :mod:`._stats`); ``base`` of the log buckets. The
         model's :attr:`vocabulary` is ``graph.vocabulary``.
 
@@ -168,7 +166,7 @@ class ConditionalModel(_EmpiricalModel):
     @classmethod
     def _from_stats(
         cls, st: NeighbourhoodStats, fitted_on: str, dependent: bool, vocabulary: tuple[str, ...], unobserved: str = "bound"
-    ) -> "ConditionalModel":
+    ) -> ConditionalModel:
         return cls(
             st.hist0,
             st.hist1,
@@ -209,9 +207,21 @@ class ConditionalModel(_EmpiricalModel):
                 max_n = int(self.max_size[sb])
                 gaps, observed = _bucket_gaps(h0, h1, max_n)
                 if not observed and self.unobserved == "ignore":
-                    rows.append({"log_freq": fb, "log_size": sb, "secrets_s0": int(h0.sum()), "secrets_s1": int(h1.sum()),
-                                 "max_neighbourhood": max_n, "d_min": None, "d_max": None, "W_inf": None,
-                                 "W_inf_fraction": None, "paper_style_W": None, "observed": False})
+                    rows.append(
+                        {
+                            "log_freq": fb,
+                            "log_size": sb,
+                            "secrets_s0": int(h0.sum()),
+                            "secrets_s1": int(h1.sum()),
+                            "max_neighbourhood": max_n,
+                            "d_min": None,
+                            "d_max": None,
+                            "W_inf": None,
+                            "W_inf_fraction": None,
+                            "paper_style_W": None,
+                            "observed": False,
+                        }
+                    )
                     continue
                 w = gaps.w_infinity
                 cap = min(n_max, int(round(self.base ** (sb + 1)))) if n_max else 0
@@ -259,7 +269,4 @@ class ConditionalModel(_EmpiricalModel):
         return hull.report(rows, dict(base.cdfs), delta)
 
     def _repr_fields(self) -> str:
-        return (
-            f"base={self.base:g}, buckets={tuple(self.hist0.shape[:2])}, properties={len(self.vocabulary)}, "
-            f"unobserved={self.unobserved!r}"
-        )
+        return f"base={self.base:g}, buckets={tuple(self.hist0.shape[:2])}, properties={len(self.vocabulary)}, unobserved={self.unobserved!r}"

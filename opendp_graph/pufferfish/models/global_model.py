@@ -47,7 +47,7 @@ class GlobalModel(_EmpiricalModel):
 
     @classmethod
     @documents_source
-    def fit(cls, graph: Graph, *, source: str = "private", progress: Any = None) -> "GlobalModel":
+    def fit(cls, graph: Graph, *, source: str = "private", progress: Any = None) -> GlobalModel:
         """Exact histograms over all ``E × P`` secrets (see :mod:`._stats`).
 
         {source}
@@ -60,7 +60,7 @@ class GlobalModel(_EmpiricalModel):
         return cls._from_stats(st, fitted_on, dependent)
 
     @classmethod
-    def _from_stats(cls, st: NeighbourhoodStats, fitted_on: str, dependent: bool) -> "GlobalModel":
+    def _from_stats(cls, st: NeighbourhoodStats, fitted_on: str, dependent: bool) -> GlobalModel:
         return cls(
             st.hist0.sum(axis=(0, 1)),
             st.hist1.sum(axis=(0, 1)),
@@ -112,4 +112,3 @@ class GlobalModel(_EmpiricalModel):
 
     def _repr_fields(self) -> str:
         return f"secrets_s0={int(self.hist0.sum())}, secrets_s1={int(self.hist1.sum())}"
-
