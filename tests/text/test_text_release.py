@@ -601,3 +601,31 @@ def test_person_level_top_k_chains_into_opendp_noisy_top_k():
     top = counts >> dp.m.then_noisy_top_k(dp.max_divergence(), k=2, scale=8.0)
     assert top.map(1) == pytest.approx(2 * 4 / 8.0)  # k·D/s: half of the non-monotonic 2k·D/s
     assert sorted(top(table([((0,), ["a", "b"])] * 3 + [((1,), ["a"])]))) in ([0, 1], [0, 2], [1, 2])
+
+
+def test_person_counts_equal_the_per_message_reading_on_random_tables():
+    """The vectorised count of ``make_person_ngram_counts`` against the plain reading of its rule:
+    per message, its first ``L`` distinct keys in text order, each counted once (issue 42)."""
+    import random
+
+    import polars as pl
+
+    rng = random.Random(7)
+    vocab = [f"w{i}" for i in range(12)] + ["w0 w1", "w1 w2"]
+    for _ in range(60):
+        keys = rng.sample(vocab, rng.randint(1, len(vocab)))
+        cap = rng.randint(1, 6)
+        messages = [[rng.choice([*vocab, "zz"]) for _ in range(rng.randint(0, 9))] for _ in range(rng.randint(0, 12))]
+        table = pl.DataFrame(
+            {"owners": [[1, 2]] * len(messages), "ngrams": messages}, schema={"owners": pl.List(pl.Int64), "ngrams": pl.List(pl.String)}
+        )
+        counts = T.make_person_ngram_counts(T.person_text_domain(len(messages) + 1), dpg.polars.person_log_distance(), keys, cap)
+        expected = [0] * len(keys)
+        for grams in messages:
+            taken = []
+            for g in grams:
+                if g in keys and g not in taken and len(taken) < cap:
+                    taken.append(g)
+            for g in taken:
+                expected[keys.index(g)] += 1
+        assert list(counts(table)) == expected

@@ -206,32 +206,21 @@ class ConditionalModel(_EmpiricalModel):
                 h0, h1 = self.hist0[fb, sb], self.hist1[fb, sb]
                 max_n = int(self.max_size[sb])
                 gaps, observed = _bucket_gaps(h0, h1, max_n)
+                row = {
+                    "log_freq": fb,
+                    "log_size": sb,
+                    "secrets_s0": int(h0.sum()),
+                    "secrets_s1": int(h1.sum()),
+                    "max_neighbourhood": max_n,
+                }
                 if not observed and self.unobserved == "ignore":
-                    rows.append(
-                        {
-                            "log_freq": fb,
-                            "log_size": sb,
-                            "secrets_s0": int(h0.sum()),
-                            "secrets_s1": int(h1.sum()),
-                            "max_neighbourhood": max_n,
-                            "d_min": None,
-                            "d_max": None,
-                            "W_inf": None,
-                            "W_inf_fraction": None,
-                            "paper_style_W": None,
-                            "observed": False,
-                        }
-                    )
+                    rows.append(row | dict.fromkeys(("d_min", "d_max", "W_inf", "W_inf_fraction", "paper_style_W")) | {"observed": False})
                     continue
                 w = gaps.w_infinity
                 cap = min(n_max, int(round(self.base ** (sb + 1)))) if n_max else 0
                 rows.append(
-                    {
-                        "log_freq": fb,
-                        "log_size": sb,
-                        "secrets_s0": int(h0.sum()),
-                        "secrets_s1": int(h1.sum()),
-                        "max_neighbourhood": max_n,
+                    row
+                    | {
                         "d_min": gaps.d_min,
                         "d_max": gaps.d_max,
                         "W_inf": w,
