@@ -187,9 +187,12 @@ def privacy_budget(privacy_loss: Any, accepts: tuple[str, ...], constructor: str
     values = distance if len(names) == 2 else (distance,)
     if not (isinstance(values, tuple) and len(values) == len(names)):
         raise ValueError(f"{constructor}: a privacy_loss in {form} holds {len(names)} number(s), got {distance!r}")
-    budget = {names[0]: positive_budget(names[0], values[0])}
-    if len(names) == 2:
-        budget["delta"] = open_probability("delta", values[1])
+    try:
+        budget = {names[0]: positive_budget(names[0], values[0])}
+        if len(names) == 2:
+            budget["delta"] = open_probability("delta", values[1])
+    except ValueError as error:  # name the form to use beside the broken value (red team)
+        raise ValueError(f"{constructor}: {error}; build privacy_loss with {wanted}") from None
     return budget
 
 

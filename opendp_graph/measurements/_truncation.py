@@ -24,6 +24,8 @@ The adapters convert their tables into the arrays these read (owners of each rec
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import opendp.prelude as dp
 
@@ -83,6 +85,24 @@ def uncertified() -> RuntimeError:
     return RuntimeError(f"the capped total's linear program was not solved to within {LP_TOLERANCE}·τ; nothing is released")
 
 
+def _check_records(indptr: np.ndarray, owners: np.ndarray, num_people: int, psi: np.ndarray, tau: float) -> None:
+    """The program's preconditions (the proof is for them; red team: a repeated owner was counted
+    twice, an owner-less record crashed numpy's ``reduceat``). The refusals name the broken
+    promise only, never a value of the records."""
+    if isinstance(tau, bool) or not isinstance(tau, (int, float, np.floating, np.integer)) or not math.isfinite(tau) or tau <= 0:
+        raise ValueError("tau must be a positive finite number")
+    lengths = np.diff(indptr)
+    if psi.shape != (lengths.shape[0],) or not np.all(np.isfinite(psi)) or np.any(psi < 0):
+        raise ValueError("psi must hold one finite, non-negative weight per record")
+    if np.any(lengths < 1):
+        raise ValueError("every record needs at least one owner")
+    if owners.shape != (int(indptr[-1]),) or (owners.size and (owners.min() < 0 or owners.max() >= num_people)):
+        raise ValueError("owners must index people below num_people, one entry per owner of each record")
+    record = np.repeat(np.arange(lengths.shape[0], dtype=np.int64), lengths)
+    if np.unique(record * max(num_people, 1) + owners).shape[0] != owners.shape[0]:
+        raise ValueError("a record lists an owner twice: owners must be distinct within a record")
+
+
 def truncated_total(indptr: np.ndarray, owners: np.ndarray, num_people: int, psi: np.ndarray, tau: float) -> float:
     """``Q(τ) = max Σ u, 0 ≤ u ≤ ψ, A u ≤ τ`` (``A`` the person × record incidence; module
     docstring), certified to within ``LP_TOLERANCE·τ`` below the optimum (else a ``RuntimeError``).
@@ -98,6 +118,7 @@ def truncated_total(indptr: np.ndarray, owners: np.ndarray, num_people: int, psi
     >>> truncated_total(indptr, owners, 3, np.ones(3), 1.0)   # each person may hold 1: half of each record
     1.5
     """
+    _check_records(indptr, owners, num_people, psi, tau)
     load = np.bincount(owners, weights=np.repeat(psi, np.diff(indptr)), minlength=num_people) if owners.size else np.zeros(num_people)
     if load.size == 0 or load.max() <= tau:
         return float(psi.sum())  # every record fits: the all-in selection is optimal

@@ -924,7 +924,10 @@ def make_private_total(
     def chain(scale: float) -> dp.Measurement:
         return ladder >> dp.m.then_laplace(scale=scale)
 
-    scale = dp.binary_search_param(chain, d_in=people, d_out=epsilon, T=float)
+    try:
+        scale = dp.binary_search_param(chain, d_in=people, d_out=epsilon, T=float)
+    except Exception as error:  # OpenDP's search fails when no finite scale reaches so small a budget
+        raise ValueError(f"no noise scale reaches ε = {epsilon!r} for the caps' ladder: raise ε or lower the caps") from error
     rungs, beta = len(caps), float(beta)
     shift = math.log(rungs / beta) * scale
     meta = dict(caps=caps, top=float(top), scale=scale, shift=shift, beta=beta, epsilon=epsilon, of=kind)

@@ -161,8 +161,17 @@ def binomial_parameters_dp(
     stats_t = make_binomial_statistics(graph, max_labels_per_edge, vocab)
     sensitivity = stats_t.map(1)
     scale = sensitivity / float(epsilon) if sensitivity > 0 else 0.0
-    meas = stats_t >> dp.m.then_laplace(scale=scale)
-    assert meas.map(1) <= epsilon * (1 + 1e-9), "internal: the fit's privacy map exceeds its budget"
+    if not math.isfinite(scale):
+        raise ValueError(f"no noise scale reaches ε = {epsilon!r} for the fit: raise ε")
+    # OpenDP's map rounds ``sensitivity / scale`` up: step the scale up by one float at a time
+    # until the map is within the budget (a step or two; red team: ε = 0.3 mapped to 0.30000000000000004)
+    for _ in range(64):
+        meas = stats_t >> dp.m.then_laplace(scale=scale)
+        if meas.map(1) <= epsilon:
+            break
+        scale = math.nextafter(scale, math.inf)
+    else:
+        raise ValueError(f"no noise scale reaches ε = {epsilon!r} for the fit within float rounding: raise ε")
     a_noisy, b_noisy = meas(graph)
     tail = scale * math.log(2.0 / beta) * (1 + 1e-9) + 1e-9
     deg = graph.degrees

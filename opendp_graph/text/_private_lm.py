@@ -235,6 +235,8 @@ def label_union(
     each released label to its noisy count, the public ones still carrying ``offset``.
     Shared by :func:`make_private_language_model` and :func:`~opendp_graph.text.make_private_topics`."""
     count_map = make_label_count_map(input_domain, input_metric, c, output_metric=dp.l02inf_distance(dp.absolute_distance(T=dp.f64)))
+    if not delta / 2 > 0:  # half to the conversion, half to the threshold (red team: 5e-324 / 2 is 0)
+        raise ValueError("delta is too small to be split in two halves (the conversion's and the threshold's)")
     rho = zcdp_budget(epsilon, delta / 2)
     scale, threshold = calibrate_gaussian_threshold(count_map, 1, rho, delta / 2)
     # a public key's count is lifted far above the threshold, so the union releases it always

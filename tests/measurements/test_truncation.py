@@ -81,3 +81,20 @@ def test_every_triangle_graph_of_four_nodes():
                 kept = [t for t in tri if v not in t]
                 rest = truncated_total(np.arange(0, 3 * len(kept) + 1, 3), np.array([u for t in kept for u in t], dtype=np.int64), 4, np.ones(len(kept)), tau)
                 assert -LP_TOLERANCE * tau - 1e-9 <= value - rest <= tau * (1 + LP_TOLERANCE) + 1e-9  # both certified within LP_TOLERANCE·τ
+
+
+@pytest.mark.parametrize(
+    "indptr, owners, people, psi, tau, match",
+    [
+        ([0, 2], [0, 0], 1, [3.0], 1.0, "distinct"),  # red team: a repeated owner was counted twice
+        ([0, 0, 2], [0, 1], 2, [1.0, 1.0], 0.5, "at least one owner"),  # an owner-less record crashed reduceat
+        ([0, 2], [0, 5], 2, [1.0], 1.0, "below num_people"),
+        ([0, 1], [0], 1, [1.0], 0.0, "tau"),
+        ([0, 1], [0], 1, [1.0], -1.0, "tau"),
+        ([0, 1], [0], 1, [-3.0], 1.0, "psi"),
+        ([0, 1], [0], 1, [float("nan")], 1.0, "psi"),
+    ],
+)
+def test_records_outside_the_proof_are_refused(indptr, owners, people, psi, tau, match):
+    with pytest.raises(ValueError, match=match):
+        truncated_total(np.array(indptr), np.array(owners, dtype=np.int64), people, np.array(psi), tau)

@@ -186,3 +186,25 @@ def test_every_stability_map_outside_the_rule_table_is_named_with_its_reason():
     assert len(found) >= 10  # the walk sees them (a check that finds nothing cannot fail)
     missing = [name for name in found if name not in page]
     assert not missing, f"stability maps outside the rule table, not named in docs/architecture.md: {missing}"
+
+
+def test_red_team_budget_findings_stay_fixed():
+    """Red team of the privacy_loss form (issue 42): the Binomial fit spent one float step above
+    ε (0.30000000000000004 at ε = 0.3); a tiny ε crashed in OpenDP; a bad value's refusal did not
+    name the form; a δ too small to halve was reported as the halved value."""
+    graph = opendp_graph.Graph.from_edges([0, 1, 2], [1, 2, 3], labels=[["gas"], ["gas", "power"], ["power"]])
+    for epsilon in (0.3, 0.7, 1 / 3, 1e-6, 1e300):
+        model = opendp_graph.pufferfish.BinomialModel.fit_dp(
+            graph, dp.loss_of(epsilon=epsilon), vocabulary=["gas", "power"], max_labels_per_edge=2
+        )
+        assert model.fit_details["measurement"].map(1) <= epsilon
+    space = opendp_graph.polars.message_log_domain(), opendp_graph.polars.person_log_distance()
+    with pytest.raises(ValueError, match="no noise scale reaches"):
+        opendp_graph.polars.make_private_total(*space, dp.loss_of(epsilon=1e-300), max_contribution=4)
+    with pytest.raises(ValueError, match=r"epsilon must be a positive finite number.*dp\.loss_of\(epsilon=\.\.\.\)"):
+        opendp_graph.polars.make_private_total(*space, dp.loss_of(epsilon=-1.0), max_contribution=4)
+    with pytest.raises(ValueError, match="too small to be split"):
+        opendp_graph.text.make_private_language_model(
+            opendp_graph.graph_domain(labeled=True), opendp_graph.edge_distance(), dp.loss_of(epsilon=1.0, delta=5e-324),
+            snapshot_counts={"gas": 1.0}, vocabulary=["gas"],
+        )
