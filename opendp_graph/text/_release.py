@@ -147,6 +147,7 @@ def make_ngram_count_release(
     by_order = _keys_by_order(keys)
     orders = list(by_order)
     spent = privacy_budget(privacy_loss, ("rho", "epsilon"), "make_ngram_count_release")
+    d_in = positive_integer("d_in", d_in)  # units (edges, people, secrets): a float was read as its floor (red team)
     noise = "gaussian" if "rho" in spent else "laplace"
     budget = spent["rho"] if "rho" in spent else spent["epsilon"]
     if not isinstance(joint, bool):

@@ -288,6 +288,9 @@ def test_release_refuses_bad_arguments_when_built():
         T.make_ngram_count_release(space, ORDERS, privacy_loss=dp.loss_of(rho=1.0))
     with pytest.raises(ValueError, match="rho must be a positive"):
         T.make_ngram_count_release(space, ORDERS, max_ngrams_per_edge=2, privacy_loss=dp.loss_of(rho=-1.0))
+    for d_in in (True, None, "1", 1.5, 0):  # red team: these reached OpenDP's FFI, or 1.5 was read as 1
+        with pytest.raises((TypeError, ValueError), match="d_in"):
+            T.make_ngram_count_release(space, ORDERS, max_ngrams_per_edge=2, privacy_loss=dp.loss_of(rho=1.0), d_in=d_in)
     with pytest.raises(TypeError, match="keys must be"):
         T.make_ngram_count_release(space, ["gas"], max_ngrams_per_edge=2, privacy_loss=dp.loss_of(rho=1.0))
 
