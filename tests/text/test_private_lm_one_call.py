@@ -358,18 +358,26 @@ def test_the_person_route_spends_what_it_says_and_checks_the_bound_first():
 def test_person_level_learns_on_the_chat_text_at_epsilon_ten():
     """Measured (60,000 messages, D = 1,024): the snapshot 182.6, person level at ε = 10 about
     173 (benchmarks/CHAT_TEXT_LM.txt); on 12,000 messages (a mixture did worse there, 54 against 46)
-    it must at least not be worse than the snapshot."""
+    it must at least not be worse than the snapshot, in the median of 3 releases (the issue's
+    measure). A single release can be: 30 releases in a row equalled the snapshot exactly (nothing
+    cleared the cleaning level), and one release in a full run of 2026-11-29 was more than 1 %
+    worse (open, issue 41)."""
     from benchmarks import chat_text_lm as CT
 
     log = dpg.datasets.synthetic_chat_text(12_000, seed=2)
     snapshot, private, held = CT.split(log)
     busiest = int(dpg.polars.rows_per_person(private, "sender", "recipient")["rows"].max())
     unit = dpg.polars.person_unit("sender", "recipient", max_messages=1 << (busiest - 1).bit_length(), neighbouring="add_remove")
-    out = dpg.text.private_language_model(private, unit=unit, privacy_loss=dp.loss_of(epsilon=10.0, delta=1e-6), snapshot=snapshot, analyzer=lambda s: s.split(" "))
-    known = set(out.vocabulary)
+    outs = [
+        dpg.text.private_language_model(
+            private, unit=unit, privacy_loss=dp.loss_of(epsilon=10.0, delta=1e-6), snapshot=snapshot, analyzer=lambda s: s.split(" ")
+        )
+        for _ in range(3)
+    ]
+    known = set(outs[0].vocabulary)
     test = CT.tokens(held, known)
-    alone = dpg.text.NGramModel.from_counts(dpg.text.ngram_counts(CT.tokens(snapshot, known), (1, 2)), order=2, vocabulary=out.vocabulary)
-    assert out.model.perplexity(test) <= 1.01 * alone.perplexity(test)
+    alone = dpg.text.NGramModel.from_counts(dpg.text.ngram_counts(CT.tokens(snapshot, known), (1, 2)), order=2, vocabulary=outs[0].vocabulary)
+    assert sorted(out.model.perplexity(test) for out in outs)[1] <= 1.01 * alone.perplexity(test)
 
 
 # ------------------------------------------------------------- red team of the person route (helper-14)
