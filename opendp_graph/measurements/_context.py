@@ -15,7 +15,7 @@ from opendp.context import PartialChain, Query
 
 from ..core._checks import open_probability, positive_budget
 
-__all__ = ["register_with_context", "check_privacy_loss", "zcdp_budget", "context"]
+__all__ = ["register_with_context", "check_privacy_loss", "privacy_budget", "zcdp_budget", "context"]
 
 _registered = False
 
@@ -108,6 +108,55 @@ def check_privacy_loss(privacy_loss: Any) -> tuple[Any, Any]:
             )
         _loss_value(name, distance)
     return measure, distance
+
+
+def privacy_budget(privacy_loss: Any, accepts: tuple[str, ...], constructor: str) -> dict[str, float]:
+    """The budget a constructor spends, from ``privacy_loss``: OpenDP's ``(measure, distance)``
+    pair, built by ``dp.loss_of(epsilon=...)``, ``dp.loss_of(rho=...)`` or
+    ``dp.loss_of(epsilon=..., delta=...)``, exactly as ``dp.Context.compositor(privacy_loss=...)``
+    takes it: the one way every releasing constructor of the package takes a budget (the measure
+    says which accounting, and so which noise). ``accepts`` names the forms ``constructor``
+    supports (``"epsilon"``, ``"rho"``, ``"epsilon, delta"``, ``"rho, delta"``). Returns
+    ``{"epsilon": ε}``, ``{"rho": ρ}`` or with ``"delta"``, each budget the largest float not
+    above it (:func:`positive_budget`), δ a probability in ``(0, 1)``.
+
+    >>> import opendp.prelude as dp
+    >>> privacy_budget(dp.loss_of(epsilon=1.0), ("epsilon",), "make_x")
+    {'epsilon': 1.0}
+    >>> privacy_budget(dp.loss_of(rho=0.5), ("epsilon",), "make_x")
+    Traceback (most recent call last):
+    ...
+    ValueError: make_x takes privacy_loss=dp.loss_of(epsilon=...), got a budget in rho (dp.loss_of(rho=...))
+    >>> privacy_budget(1.0, ("epsilon",), "make_x")
+    Traceback (most recent call last):
+    ...
+    TypeError: make_x takes its budget as privacy_loss=dp.loss_of(epsilon=...) (OpenDP's (measure, distance) pair, as dp.Context takes it), got 1.0
+    """
+    wanted = " or ".join(f"dp.loss_of({', '.join(f'{n}=...' for n in form.split(', '))})" for form in accepts)
+    if not (isinstance(privacy_loss, tuple) and len(privacy_loss) == 2 and isinstance(privacy_loss[0], dp.Measure)):
+        raise TypeError(
+            f"{constructor} takes its budget as privacy_loss={wanted} (OpenDP's (measure, distance) pair, "
+            f"as dp.Context takes it), got {privacy_loss!r}"
+        )
+    measure, distance = privacy_loss
+    kind = str(measure.type)
+    form = None if kind not in _MEASURES else _MEASURES[kind] + (", delta" if kind.startswith("Approximate") else "")
+    if form is None:
+        raise ValueError(f"{constructor} takes privacy_loss={wanted}; {measure} is not a measure it accounts")
+    if form not in accepts:
+        given = "dp.loss_of(" + ", ".join(f"{n}=..." for n in form.split(", ")) + ")"
+        raise ValueError(f"{constructor} takes privacy_loss={wanted}, got a budget in {form} ({given})")
+    names = form.split(", ")
+    values = distance if len(names) == 2 else (distance,)
+    if not (isinstance(values, tuple) and len(values) == len(names)):
+        raise ValueError(f"{constructor}: a privacy_loss in {form} holds {len(names)} number(s), got {distance!r}")
+    try:
+        budget = {names[0]: positive_budget(names[0], values[0])}
+        if len(names) == 2:
+            budget["delta"] = open_probability("delta", values[1])
+    except ValueError as error:  # name the form to use beside the broken value (red team)
+        raise ValueError(f"{constructor}: {error}; build privacy_loss with {wanted}") from None
+    return budget
 
 
 def zcdp_budget(epsilon: float, delta: float) -> float:

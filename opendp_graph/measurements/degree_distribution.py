@@ -38,12 +38,13 @@ import numpy as np
 import opendp.prelude as dp
 from scipy.optimize import isotonic_regression, lsq_linear
 
-from ..core._checks import budget_share, integer_at_least, positive_finite, positive_integer, privacy_budget
+from ..core._checks import budget_share, integer_at_least, positive_finite, positive_integer
 from ..core.domains import graph_domain_descriptor
 from ..core.metrics import metric_descriptor
 from ..transformations import then
 from ..transformations.degrees import then_cumulative_degree_histogram, then_degree_histogram
 from ..transformations.projection import make_degree_projection
+from ._context import privacy_budget
 from .accuracy import attach_choice_accuracy, readable
 
 __all__ = [

@@ -55,8 +55,9 @@ import numpy as np
 import opendp.prelude as dp
 
 from ..core._bias import state_bias
-from ..core._checks import float_at_most, open_probability, positive_integer, privacy_budget
+from ..core._checks import float_at_most, open_probability, positive_integer
 from ..core._frozen import frozen
+from ..measurements._context import privacy_budget
 from ..measurements._truncation import (
     LP_TOLERANCE,
     gather,
@@ -626,11 +627,7 @@ def capped_total(log: MessageLog, cap: float, of: str = "messages") -> float:
 def _solve(log: MessageLog, tau: float, kind: str) -> float:
     if kind == "pairs":
         return _capped_pairs(log, tau)
-    psi = _weights(log, kind)
-    load = _load(log, psi)
-    if load.size == 0 or load.max() <= tau:
-        return float(psi.sum())  # every message fits: the all-in selection is optimal
-    return truncated_total(log.owner_indptr, log.owners, log.num_people, psi, tau)
+    return truncated_total(log.owner_indptr, log.owners, log.num_people, _weights(log, kind), tau)
 
 
 def _capped_pairs(log: MessageLog, tau: float) -> float:

@@ -50,7 +50,8 @@ from typing import Any
 import numpy as np
 import opendp.prelude as dp
 
-from ..core._checks import budget_share, open_probability, privacy_budget
+from ..core._checks import budget_share, open_probability
+from ..measurements._context import privacy_budget
 from ..measurements._truncation import LP_TOLERANCE, laplace_at_each_cap, release_at_chosen_cap, selection_budget
 from ..transformations import then
 from ._messages import (

@@ -47,10 +47,11 @@ import opendp.prelude as dp
 import scipy.sparse as sp
 
 from ..core._bias import state_bias
-from ..core._checks import not_a_graph, open_probability, positive_integer, privacy_budget, property_names
+from ..core._checks import not_a_graph, open_probability, positive_integer, property_names
 from ..core.domains import graph_domain
 from ..core.graph import Graph
 from ..core.metrics import edge_label_distance, integer_d_in
+from ..measurements._context import privacy_budget
 from ..transformations.labels import selected_labels
 
 __all__ = ["binomial_parameters_dp", "binomial_statistics", "make_binomial_statistics"]

@@ -39,8 +39,8 @@ from typing import Any, NamedTuple
 
 import opendp.prelude as dp
 
-from ..core._checks import open_probability, positive_budget, positive_integer, privacy_budget
-from ..measurements._context import zcdp_budget
+from ..core._checks import open_probability, positive_integer
+from ..measurements._context import privacy_budget, zcdp_budget
 from ..measurements.threshold import calibrate_gaussian_threshold, make_corrected_gaussian_threshold
 from ..transformations import then
 from ..transformations.labels import make_label_count_map
@@ -320,8 +320,8 @@ _LEFT_OUT_PERSON = (
 def _person_language_model(
     unit: Any,
     metric: dp.Metric,
-    epsilon: Any,
-    delta: Any,
+    epsilon: float,
+    delta: float,
     snapshot: Mapping[str, float],
     words: list[str],
     per_message: int,
@@ -336,9 +336,7 @@ def _person_language_model(
     No threshold: the keys are public."""
     from ._release import make_person_ngram_counts, person_text_domain
 
-    epsilon = positive_budget("epsilon", epsilon)
-    delta = open_probability("delta", delta)
-    weight = open_probability("weight", weight)
+    weight = open_probability("weight", weight)  # ε and δ: privacy_budget, in private_language_model
     keys = sorted(_snapshot_keys(snapshot, words, order))
     counts = make_person_ngram_counts(person_text_domain(unit.max_messages), metric, keys, per_message, output_metric=dp.l2_distance(T=dp.f64))
     rho = zcdp_budget(epsilon, delta)

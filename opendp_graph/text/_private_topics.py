@@ -19,7 +19,8 @@ from typing import Any
 
 import opendp.prelude as dp
 
-from ..core._checks import positive_integer, privacy_budget
+from ..core._checks import positive_integer
+from ..measurements._context import privacy_budget
 from ..transformations import then
 from ._private_lm import label_union
 from ._topics import Topics, topics_from_cooccurrence

@@ -25,7 +25,8 @@ import numpy as np
 import opendp.prelude as dp
 
 from ..core._bias import state_bias, stated_bias
-from ..core._checks import positive_finite, positive_integer, privacy_budget
+from ..core._checks import positive_finite, positive_integer
+from ..measurements._context import privacy_budget
 from ..measurements.accuracy import attach_parts_accuracy
 from ..transformations import then
 from ..transformations.labels import l2_bound, monotonic_single_unit, then_label_counts
