@@ -161,18 +161,19 @@ def binomial_parameters_dp(
     vocab = _check_vocabulary(vocabulary)
     stats_t = make_binomial_statistics(graph, max_labels_per_edge, vocab)
     sensitivity = stats_t.map(1)
-    scale = sensitivity / float(epsilon) if sensitivity > 0 else 0.0
-    if not math.isfinite(scale):
-        raise ValueError(f"no noise scale reaches ε = {epsilon!r} for the fit: raise ε")
-    # OpenDP's map rounds ``sensitivity / scale`` up: step the scale up by one float at a time
-    # until the map is within the budget (a step or two; red team: ε = 0.3 mapped to 0.30000000000000004)
-    for _ in range(64):
-        meas = stats_t >> dp.m.then_laplace(scale=scale)
-        if meas.map(1) <= epsilon:
-            break
-        scale = math.nextafter(scale, math.inf)
-    else:
-        raise ValueError(f"no noise scale reaches ε = {epsilon!r} for the fit within float rounding: raise ε")
+    scale = 0.0
+    if sensitivity > 0:
+        # OpenDP's search for the smallest scale its own (rounded-up) map puts within ε (red team:
+        # sensitivity / ε mapped ε = 0.3 to 0.30000000000000004)
+        # searched around sensitivity / ε, where the map's rounding is, so any finite scale can be found
+        low = sensitivity / float(epsilon)
+        try:
+            scale = dp.binary_search_param(
+                lambda s: stats_t >> dp.m.then_laplace(scale=s), d_in=1, d_out=epsilon, bounds=(low * (1 - 1e-12), low * (1 + 1e-12)), T=float
+            )
+        except Exception as error:  # no finite scale reaches so small a budget
+            raise ValueError(f"no noise scale reaches ε = {epsilon!r} for the fit: raise ε") from error
+    meas = stats_t >> dp.m.then_laplace(scale=scale)
     a_noisy, b_noisy = meas(graph)
     tail = scale * math.log(2.0 / beta) * (1 + 1e-9) + 1e-9
     deg = graph.degrees
