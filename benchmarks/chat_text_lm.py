@@ -26,11 +26,12 @@ data cannot be found).
 
 Then, per log, **the one-call route for every unit it serves**
 (:func:`opendp_graph.text.private_language_model` on the private period's rows and the snapshot's):
-one pair (``edge_unit``), what one pair wrote with the structure public (``edge_content_unit``),
+one message (``message_unit``, at ``L = 16``: the weakest unit), one pair (``edge_unit``), what one pair wrote with the structure public (``edge_content_unit``),
 any two pairs (``edge_group_unit(2)``), at ``c = 16``, and one person with everything they sent or
 received (``person_unit``, add/remove, ``D`` read off the private period: its best case, said in
 the output), with the unigram floor and the snapshot beside; and Pufferfish under the public
-Binomial model by :mod:`benchmarks.language_model`'s route (not a one-call unit).
+Binomial model and the Global and Conditional models fitted on the private graph, by
+:mod:`benchmarks.language_model`'s route (not a one-call unit).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ import argparse
 import collections
 
 import numpy as np
+import opendp.prelude as dp
 
 SNAPSHOT_END = "2020-03-15"
 PRIVATE_END = "2021-07-28"
@@ -142,7 +144,8 @@ def units_table(private_rows, snapshot_rows, held, args, *, text, analyzer, alon
     # case; a real release takes D from a policy or an earlier period and is refused if anyone has more)
     busiest = int(dpg.polars.rows_per_person(private_rows, "sender", "recipient")["rows"].max())
     bound = 1 << (busiest - 1).bit_length()
-    for unit in (dpg.polars.edge_unit("sender", "recipient"), dpg.polars.edge_content_unit("sender", "recipient"),
+    for unit in (dpg.polars.message_unit("sender", "recipient"),
+                 dpg.polars.edge_unit("sender", "recipient"), dpg.polars.edge_content_unit("sender", "recipient"),
                  dpg.polars.edge_group_unit(2, "sender", "recipient"),
                  dpg.polars.person_unit("sender", "recipient", max_messages=bound, neighbouring="add_remove")):
         cells, medians = [], []
@@ -153,30 +156,55 @@ def units_table(private_rows, snapshot_rows, held, args, *, text, analyzer, alon
             medians.append(value)
             cells.append(f"ε = {epsilon:g}: {value:.1f} ({closed(value):.0%})")
         worse = any(b > a + 0.5 for a, b in zip(medians, medians[1:]))
-        name = unit.unit if not isinstance(unit, dpg.polars.PersonUnit) else (
-            f"person, D = {bound:,} rows (the busiest person is in {busiest:,}: read off the private period, best case)")
+        name = unit.unit
+        if isinstance(unit, dpg.polars.PersonUnit):
+            name = f"person, D = {bound:,} rows (the busiest person is in {busiest:,}: read off the private period, best case)"
+        elif isinstance(unit, dpg.polars.MessageUnit):
+            name = "message (L = 16 n-grams per message; protects one message, not a pair: the weakest unit)"
+        elif unit.unit == "edge":
+            name = "edge (one pair and all its messages)"
+        elif unit.unit == "group of 2 edges":
+            name = "group of 2 edges (any two pairs; the budget is per group)"
+        elif unit.unit == "edge content":
+            name = "edge content (what one pair wrote, who writes to whom public)"
         print(f"    {name}: " + "; ".join(cells) + ("; WORSE with more ε" if worse else "; more ε never worse"))
 
 
-def pufferfish_row(public_graph, private_graph, snapshot_counts, vocabulary, held, args, *, alone, reference):
+def pufferfish_rows(public_graph, private_graph, snapshot_counts, vocabulary, held, args, *, alone, reference):
+    """The three correlation models of the Pufferfish notion: the public Binomial, and the Global and
+    Conditional models fitted on the private graph (their rows protect against that fitted model's
+    attackers only, and disclose W: said in the output)."""
+    from opendp_graph.pufferfish import BinomialModel, ConditionalModel, GlobalModel
+
+    models = {
+        "public Binomial": BinomialModel.from_public(public_graph, private_graph),
+        "Global, fitted on the private graph (its attackers only; W disclosed)": GlobalModel.fit(private_graph, source="private"),
+        "Conditional, fitted on the private graph (its attackers only; W disclosed)": ConditionalModel.fit(private_graph, source="private"),
+    }
+    for name, model in models.items():
+        pufferfish_row(model, name, private_graph, snapshot_counts, vocabulary, held, args, alone=alone, reference=reference)
+
+
+def pufferfish_row(model, name, private_graph, snapshot_counts, vocabulary, held, args, *, alone, reference):
     """The Pufferfish notion beside the units (not a one-call unit: it protects one secret "pair
-    ``i`` used n-gram ``a``" under a correlation model, not a pair or a person): the public Binomial
-    model (:meth:`BinomialModel.from_public`: the snapshot's p0, p1 and the private structure), the
+    ``i`` used n-gram ``a``" under a correlation model, not a pair or a person): under ``model`` (e.g.
+    :meth:`BinomialModel.from_public`: the snapshot's p0, p1 and the private structure), the
     snapshot's keys as one vector (:func:`opendp_graph.text.make_ngram_count_release`, ``joint=True``,
     OpenDP's Gaussian at ``ρ = zcdp_budget(ε, 10⁻⁶)``: Rényi Pufferfish, ``(ε, 10⁻⁶)`` for that
     model's attackers), mixed with the snapshot's model at the released share."""
     import opendp_graph as dpg
     from opendp_graph import text as T
-    from opendp_graph.pufferfish import BinomialModel
     from opendp_graph.text._private_lm import _snapshot_keys
 
-    binomial = BinomialModel.from_public(public_graph, private_graph)
     keys = sorted(_snapshot_keys(snapshot_counts, list(vocabulary), 2))
+    described = getattr(model, "vocabulary", None)  # a Conditional model describes only the properties it was fitted on
+    if described is not None:
+        keys = [k for k in keys if k in set(described)]
     by_order = {1: [k for k in keys if " " not in k], 2: [k for k in keys if " " in k]}
     snapshot_model = T.NGramModel.from_counts(snapshot_counts, order=2, vocabulary=vocabulary)
     cells, medians = [], []
     for epsilon in args.epsilons:
-        release = T.make_ngram_count_release((dpg.graph_domain(labeled=True), dpg.pufferfish_distance(binomial)), by_order,
+        release = T.make_ngram_count_release((dpg.graph_domain(labeled=True), dpg.pufferfish_distance(model)), by_order,
                                              max_ngrams_per_edge=1, joint=True, privacy_loss=dp.loss_of(rho=dpg.zcdp_budget(epsilon, DELTA)))
         values = []
         for _ in range(args.runs):
@@ -187,7 +215,7 @@ def pufferfish_row(public_graph, private_graph, snapshot_counts, vocabulary, hel
         medians.append(value)
         cells.append(f"ε = {epsilon:g}: {value:.1f} ({(alone - value) / (alone - reference):.0%})")
     worse = any(b > a + 0.5 for a, b in zip(medians, medians[1:]))
-    print(f"    Pufferfish, public Binomial (W∞ = {binomial.W:g}; the route of benchmarks.language_model): " + "; ".join(cells)
+    print(f"    Pufferfish, {name} (W∞ = {model.W:g}; the route of benchmarks.language_model): " + "; ".join(cells)
           + ("; WORSE with more ε" if worse else "; more ε never worse"))
 
 
@@ -226,7 +254,7 @@ def main(argv=None) -> None:
                 reference=reference.perplexity(test),
                 floor=dpg.text.NGramModel.from_counts(chat_model, order=1, vocabulary=vocabulary).perplexity(test))
     public_graph, _ = pair_ngram_graph(snapshot, people, text="text", analyzer=lambda s: s.split(" "), vocabulary=vocabulary)
-    pufferfish_row(public_graph, graph, snapshot_counts, vocabulary, test, args,
+    pufferfish_rows(public_graph, graph, snapshot_counts, vocabulary, test, args,
                    alone=dpg.text.NGramModel.from_counts(snapshot_counts, order=2, vocabulary=vocabulary).perplexity(test),
                    reference=reference.perplexity(test))
 
@@ -250,7 +278,7 @@ def main(argv=None) -> None:
                 alone=dpg.text.NGramModel.from_counts(d["snapshot"], order=2, vocabulary=d["words"]).perplexity(held),
                 reference=dpg.text.NGramModel.from_counts(counts, order=2, vocabulary=d["words"]).perplexity(held),
                 floor=dpg.text.NGramModel.from_counts(counts, order=1, vocabulary=d["words"]).perplexity(held))
-    pufferfish_row(d["graphs"]["public"], d["graphs"]["private"], d["snapshot"], d["words"], held, args,
+    pufferfish_rows(d["graphs"]["public"], d["graphs"]["private"], d["snapshot"], d["words"], held, args,
                    alone=dpg.text.NGramModel.from_counts(d["snapshot"], order=2, vocabulary=d["words"]).perplexity(held),
                    reference=dpg.text.NGramModel.from_counts(counts, order=2, vocabulary=d["words"]).perplexity(held))
 

@@ -21,6 +21,7 @@ import argparse
 import time
 
 import numpy as np
+import opendp.prelude as dp
 
 
 # Declared public bounds on one person's contribution (not read off the data): the synthetic log's

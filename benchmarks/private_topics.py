@@ -64,6 +64,20 @@ def compare(name, public_rows, private_rows, text, analyze, num_topics, args, ge
         line += f"; generated topics found: reference {found(reference)}, snapshot {found(alone)} of {generated}"
     print(line)
     space = dpg.graph_domain(labeled=True), dpg.edge_distance()
+    # the message unit: the graph of messages (one edge per message), the same release at one edge
+    by_message = T.message_edge_frame(private_rows, text=text)
+    message_graph = T.pair_cooccurrence_graph(by_message, pl.concat([by_message["sender"], by_message["recipient"]]).unique().sort().to_list(),
+                                              None, text="text", analyzer=analyze)[0]
+    for unit, released_from in (("edge (one pair)", private_graph), ("message (one message: the weakest unit)", message_graph)):
+        print(f"  {unit}:")
+        release_topics(released_from, space, snapshot_counts, vocabulary, num_topics, args, recovered, found, generated)
+
+
+def release_topics(private_graph, space, snapshot_counts, vocabulary, num_topics, args, recovered, found, generated):
+    import opendp.prelude as dp
+
+    from opendp_graph import text as T
+
     for epsilon in args.epsilons:
         meas = T.make_private_topics(*space, dp.loss_of(epsilon=epsilon, delta=DELTA), num_topics=num_topics, snapshot_counts=snapshot_counts,
                                      vocabulary=vocabulary, max_pairs_per_edge=args.c)
@@ -73,7 +87,7 @@ def compare(name, public_rows, private_rows, text, analyze, num_topics, args, ge
         if generated is not None:
             cells.append(f"generated found {np.median([found(o.topics) for o in outs]):.0f}")
         eps, delta = meas.map(1)
-        print(f"  ε = {epsilon:g} (spent ({eps:.3g}, {delta:.0e}); σ = {outs[0].scale:.1f}, threshold {outs[0].threshold}; "
+        print(f"    ε = {epsilon:g} (spent ({eps:.3g}, {delta:.0e}); σ = {outs[0].scale:.1f}, threshold {outs[0].threshold}; "
               f"word pairs released {int(np.median([len(o.released) for o in outs])):,}, new words used "
               f"{int(np.median([len(o.new_words) for o in outs]))}): " + ", ".join(cells))
 

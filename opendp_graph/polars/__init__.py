@@ -13,7 +13,7 @@ chooses *what to protect* and then writes ordinary OpenDP Polars queries::
 * converters: :func:`graph_from_polars` (``nodes=``, the public list
   of people, is required) and :func:`graph_to_polars`;
 * units: :func:`edge_unit`, :func:`edge_group_unit`, :func:`edge_content_unit`,
-  :func:`person_unit`, :func:`pufferfish_unit` on an :func:`edge_label_table`, each returning
+  :func:`message_unit`, :func:`person_unit`, :func:`pufferfish_unit` on an :func:`edge_label_table`, each returning
   one kind of :class:`PrivacyUnit` (:class:`EdgeUnit`, :class:`EdgeGroupUnit`,
   :class:`EdgeContentUnit`, :class:`PersonUnit`, :class:`PufferfishUnit`), a frozen value whose
   OpenDP ``(metric, d_in)`` is derived from its fields;
@@ -98,6 +98,7 @@ from ._units import (
     EdgeContentUnit,
     EdgeGroupUnit,
     EdgeUnit,
+    MessageUnit,
     PersonUnit,
     PrivacyUnit,
     PufferfishUnit,
@@ -106,6 +107,7 @@ from ._units import (
     edge_group_unit,
     edge_label_table,
     edge_unit,
+    message_unit,
     person_unit,
     pufferfish_unit,
 )
@@ -132,12 +134,14 @@ __all__ = [
     "EdgeUnit",
     "EdgeGroupUnit",
     "EdgeContentUnit",
+    "MessageUnit",
     "PersonUnit",
     "PufferfishUnit",
     "check_privacy_unit",
     "edge_content_unit",
     "edge_label_table",
     "edge_group_unit",
+    "message_unit",
     "edge_unit",
     "person_unit",
     "pufferfish_unit",

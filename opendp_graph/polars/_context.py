@@ -12,7 +12,7 @@ from ..core._checks import positive_integer
 from ..measurements._context import check_privacy_loss
 from ._convert import _as_lazy, _collect, schema_of
 from ._table_checks import _check_schema, pair_identifier
-from ._units import PrivacyUnit, PufferfishUnit, _check_metric
+from ._units import MessageUnit, PrivacyUnit, PufferfishUnit, _check_metric
 
 __all__ = ["UnitContext", "compositor", "loss_for"]
 
@@ -68,10 +68,13 @@ def loss_for(measurement: Any, unit: PrivacyUnit, units: int = 1) -> Any:
 
 def _protected_columns(unit: PrivacyUnit) -> set[str]:
     """The columns whose values one unit can make appear or disappear: the endpoints (and the
-    label column of an edge-label table, whose labels are the secrets)."""
+    label column of an edge-label table, whose labels are the secrets; the message column of a
+    message unit, whose values are the units)."""
     columns = {unit.src, unit.dst}
     if isinstance(unit, PufferfishUnit):
         columns.add(unit.label)
+    if isinstance(unit, MessageUnit):
+        columns.add(unit.message_id)
     return columns
 
 
@@ -138,7 +141,8 @@ def _refuse_invariants_in_domain(domain: Any, unit: PrivacyUnit) -> None:
             f"the measurement's domain declares a margin with invariant='lengths', which releases exact group sizes "
             f"that reveal one {unit.unit}; build it without the invariant"
         )
-    for by in ([unit.src], [unit.dst], [pair_identifier(unit.src, unit.dst)]):
+    owned = [[unit.src], [unit.dst], [pair_identifier(unit.src, unit.dst)]] + ([[unit.message_id]] if isinstance(unit, MessageUnit) else [])
+    for by in owned:
         if domain.get_margin(by).invariant is not None:
             raise ValueError(
                 f"the measurement's domain declares an invariant grouped by the {unit.unit}'s own id columns "

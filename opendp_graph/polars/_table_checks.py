@@ -103,11 +103,16 @@ def rows_per_pair(frame: Any, src: str = "src", dst: str = "dst"):
 def _check_table(unit: Any, frame: Any) -> None:
     """The body of :meth:`PrivacyUnit.check <opendp_graph.polars.PrivacyUnit.check>` (its
     docstring says what is checked, in which order)."""
+    import polars as pl
+
     from ._convert import _as_lazy, _refuse_null_ids
 
     lazy = _as_lazy(frame)
     _check_schema(unit, schema_of(lazy))
     _refuse_null_ids(lazy, unit.src, unit.dst)
+    message_id = unit.extra.get("message_id")
+    if message_id is not None and bool(_collect(lazy.select(pl.col(message_id).is_null().any())).item()):
+        raise ValueError(f"the message_id column {message_id!r} contains nulls; every row must name its message")
     if unit.max_messages is None:
         return
     if unit.bound_on == "edge label":
@@ -134,6 +139,12 @@ def _check_schema(unit: Any, schema: Any) -> None:
     from ._convert import _check_id_columns, _id_kind
 
     _check_id_columns(schema, unit.src, unit.dst, "table")
+    message_id = unit.extra.get("message_id")
+    if message_id is not None:
+        if message_id not in schema:
+            raise ValueError(f"message_id column {message_id!r} is not in the table: a message unit needs the column naming each message")
+        if _id_kind(schema[message_id]) is None:
+            raise TypeError(f"the message_id column {message_id!r} has dtype {schema[message_id]}: it must hold integer or text ids")
     if unit.bound_on == "edge label":
         label = unit.label
         if label not in schema:

@@ -20,6 +20,9 @@ person          :func:`~opendp_graph.node_distance`: all     ``SymmetricDistance
                 the messages a person sent or received are   (``D`` for ``neighbouring="add_remove"``)
                 rewired; each person is in at most ``D``
                 rows (both roles counted)
+message         one message (every row of its ``message_id``:   ``SymmetricIdDistance(message_id)``, 1
+                its recipients and text) added or removed    identifier
+                (edge DP on the multigraph of messages)
 secret label    :func:`~opendp_graph.pufferfish_distance`:   ``SymmetricDistance``, ``F`` rows of an
                 one secret "edge i carries label a" under    edge-label table (one row per edge and
                 a correlation model; ``F`` = its flip        label, :func:`edge_label_table`)
@@ -62,8 +65,8 @@ its ``d_in`` is right only on tables within the bound, so verify the very table 
 **One class per kind.** Each row of the table is a class, built by its constructor function or
 by calling the class with the same arguments: :class:`EdgeUnit` (:func:`edge_unit`),
 :class:`EdgeGroupUnit` (:func:`edge_group_unit`), :class:`EdgeContentUnit`
-(:func:`edge_content_unit`), :class:`PersonUnit` (:func:`person_unit`) and :class:`PufferfishUnit`
-(:func:`pufferfish_unit`), all of them a :class:`PrivacyUnit`. A unit's fields are those
+(:func:`edge_content_unit`), :class:`MessageUnit` (:func:`message_unit`), :class:`PersonUnit`
+(:func:`person_unit`) and :class:`PufferfishUnit` (:func:`pufferfish_unit`), all of them a :class:`PrivacyUnit`. A unit's fields are those
 arguments, checked when it is built; its metric and ``d_in`` (the last column of the table) are
 properties derived from them, so a unit cannot claim a ``d_in`` its own bound does not give.
 The table checks (:func:`~opendp_graph.polars.rows_per_person`,
@@ -105,11 +108,13 @@ __all__ = [
     "EdgeUnit",
     "EdgeGroupUnit",
     "EdgeContentUnit",
+    "MessageUnit",
     "PersonUnit",
     "PufferfishUnit",
     "edge_unit",
     "edge_group_unit",
     "edge_content_unit",
+    "message_unit",
     "person_unit",
     "pufferfish_unit",
     "edge_label_table",
@@ -136,11 +141,11 @@ def _freeze(unit: PrivacyUnit, **fields: Any) -> None:
 
 class PrivacyUnit(ABC):
     """One protected unit of a message table, as an OpenDP privacy unit: the abstract base of
-    :class:`EdgeUnit`, :class:`EdgeGroupUnit`, :class:`EdgeContentUnit`, :class:`PersonUnit` and
-    :class:`PufferfishUnit`.
+    :class:`EdgeUnit`, :class:`EdgeGroupUnit`, :class:`EdgeContentUnit`, :class:`MessageUnit`,
+    :class:`PersonUnit` and :class:`PufferfishUnit`.
 
     Build one with :func:`edge_unit`, :func:`edge_group_unit`, :func:`edge_content_unit`,
-    :func:`person_unit` or :func:`pufferfish_unit` (or the class, with the same arguments), and
+    :func:`message_unit`, :func:`person_unit` or :func:`pufferfish_unit` (or the class, with the same arguments), and
     release through :func:`~opendp_graph.polars.compositor`, which checks the unit's
     preconditions (and its declared bound, if any) on the table its releases read. :meth:`d_in`
     scales the unit to several units; :meth:`check` verifies the preconditions on a table.
@@ -170,8 +175,8 @@ class PrivacyUnit(ABC):
         if cls in (PrivacyUnit, _PairUnit, _OnePairUnit, _RowUnit):
             raise TypeError(
                 f"{cls.__name__} is abstract: build one kind of unit with dpg.polars.edge_unit, edge_group_unit, "
-                "edge_content_unit, person_unit or pufferfish_unit (or its class, EdgeUnit, EdgeGroupUnit, "
-                "EdgeContentUnit, PersonUnit, PufferfishUnit); its metric and d_in are derived from its fields, not given"
+                "edge_content_unit, message_unit, person_unit or pufferfish_unit (or its class, EdgeUnit, EdgeGroupUnit, "
+                "EdgeContentUnit, MessageUnit, PersonUnit, PufferfishUnit); its metric and d_in are derived from its fields, not given"
             )
         return super().__new__(cls)
 
@@ -180,8 +185,8 @@ class PrivacyUnit(ABC):
         if cls.__module__ != __name__:
             raise TypeError(
                 f"{cls.__name__}: the kinds of PrivacyUnit are closed ('edge', 'group of k edges', 'edge content', "
-                "'person', 'secret edge label'), as compositor trusts a unit's metric and d_in; build one with "
-                "dpg.polars.edge_unit, edge_group_unit, edge_content_unit, person_unit or pufferfish_unit"
+                "'message', 'person', 'secret edge label'), as compositor trusts a unit's metric and d_in; build one with "
+                "dpg.polars.edge_unit, edge_group_unit, edge_content_unit, message_unit, person_unit or pufferfish_unit"
             )
 
     def __post_init__(self) -> None:
@@ -197,8 +202,8 @@ class PrivacyUnit(ABC):
 
     @property
     def unit(self) -> str:
-        """What one unit is: ``"edge"``, ``"group of k edges"``, ``"edge content"``, ``"person"``
-        or ``"secret edge label"`` (each the unit of one constructor)."""
+        """What one unit is: ``"edge"``, ``"group of k edges"``, ``"edge content"``, ``"message"``,
+        ``"person"`` or ``"secret edge label"`` (each the unit of one constructor)."""
         return self._name
 
     @property
@@ -427,6 +432,56 @@ class EdgeContentUnit(_OnePairUnit):
     )
 
 
+@dataclass(frozen=True, repr=False)
+class MessageUnit(PrivacyUnit):
+    """One message: every row of one ``message_id`` (its recipients and its text), added or
+    removed (:func:`message_unit`, whose docstring states the guarantee):
+    ``SymmetricIdDistance(message_id)``, 1 identifier."""
+
+    src: str = "src"
+    dst: str = "dst"
+    _: KW_ONLY
+    message_id: str = "message_id"
+
+    _name = "message"
+
+    @property
+    def max_messages(self) -> None:  # type: ignore[override]
+        return None  # an identifier unit: OpenDP bounds a message's rows by truncation
+
+    def _check_arguments(self) -> None:
+        src, dst = _endpoints(self.src, self.dst)
+        message_id = _column_name(self.message_id, "message_id")
+        if message_id in (src, dst):
+            raise ValueError(f"the message_id column {message_id!r} is also an endpoint column")
+
+    @property
+    def metric(self) -> Any:
+        import polars as pl
+
+        return dp.symmetric_id_distance(pl.col(self.message_id))
+
+    @property
+    def per_unit(self) -> int:
+        return 1
+
+    @property
+    def measured_in(self) -> str:
+        return "identifiers"
+
+    @property
+    def bound_on(self) -> None:
+        return None
+
+    @property
+    def guarantee(self) -> str:
+        return "one message (all its rows: its recipients and its text) may be added or removed; who writes to whom, and how often, is not protected"
+
+    @property
+    def extra(self) -> Any:
+        return MappingProxyType({"message_id": self.message_id})
+
+
 class _RowUnit(PrivacyUnit):
     """A unit that rests on a declared bound of rows (:class:`PersonUnit`, :class:`PufferfishUnit`):
     OpenDP's row metric, whatever the bound is on."""
@@ -623,6 +678,38 @@ def edge_content_unit(src: str = "src", dst: str = "dst", *, max_messages: int |
     (SymmetricDistance(), 8)
     """
     return EdgeContentUnit(src, dst, max_messages=max_messages)
+
+
+def message_unit(src: str = "src", dst: str = "dst", *, message_id: str = "message_id") -> MessageUnit:
+    """Protect each message: one message, with all its rows (one per recipient) and its text,
+    added or removed. The weakest unit here, and the one that learns most from text: it is edge
+    DP on the *multigraph* of messages (each message its own edge), the "event-level" notion of
+    communication data, where :func:`edge_unit` protects a whole relationship.
+
+    :param src: sender column.
+    :param dst: recipient column.
+    :param message_id: the column that names a message (one integer or text dtype, no nulls);
+        every row with the same value is the same message.
+
+    **Privacy guarantee.** Neighbouring tables differ in the rows of one ``message_id`` value:
+    OpenDP's ``SymmetricIdDistance(message_id)`` 1 (one identifier added or removed), exactly.
+    Queries must truncate per message (``truncate_per_group``), so OpenDP bounds a message's rows
+    itself; nothing about the data is declared. **What it does not protect:** anything spread
+    over several messages. A pair who exchanged 40 messages is protected only as a group of 40
+    units (group privacy: ``40·ε``), so that they correspond, how often, and a subject they
+    repeat are not hidden; use :func:`edge_unit` (a relationship) or :func:`person_unit` (a
+    person) for those. Messages to oneself are messages, and are protected (and used) like others.
+
+    **Preconditions** (checked by :func:`~opendp_graph.polars.compositor` and
+    :meth:`PrivacyUnit.check`): those of :func:`edge_unit` on ``src`` and ``dst``, and the
+    ``message_id`` column present, of one integer or text dtype (``TypeError``), never null
+    (``ValueError``: a null would make unrelated rows one message in OpenDP's grouping).
+
+    >>> import opendp_graph as dpg
+    >>> dpg.polars.message_unit("sender", "recipient").privacy_unit
+    (SymmetricIdDistance { identifier: col("message_id") }, 1)
+    """
+    return MessageUnit(src, dst, message_id=message_id)
 
 
 def person_unit(src: str = "src", dst: str = "dst", *, max_messages: int, neighbouring: str = "replace") -> PersonUnit:
@@ -830,6 +917,8 @@ def _check_metric(metric: Any, unit: PrivacyUnit) -> bool:
             )
         raise ValueError(f"metric {inner} does not express one {what}; expected {unit.metric} with d_in {unit.per_unit}")
     if unit.measured_in == "identifiers" and not inner.identifier.meta.eq(want_inner.identifier):
+        if isinstance(unit, MessageUnit):
+            raise ValueError(f"identifier {inner.identifier} is not the message: use pl.col({unit.message_id!r}), the unit's message_id column")
         raise ValueError(
             f"identifier {inner.identifier} is not the pair of endpoints: an edge's messages carry two people, "
             f"in either column; use dpg.polars.pair_identifier({unit.src!r}, {unit.dst!r})"

@@ -24,8 +24,8 @@ synthetic chat text at 12,000 and 20,000 messages, not on the logs ``benchmarks/
 reports.
 
 :func:`private_language_model` is the one-call route from a message log (Polars) and a public
-snapshot, for the package's units: one pair, a pair's content, ``k`` pairs (this union) and one
-person (the snapshot's keys counted per message, :func:`~opendp_graph.text.make_person_ngram_counts`,
+snapshot, for the package's units: one pair, a pair's content, ``k`` pairs, one message (this
+union, on the graph of pairs or of messages) and one person (the snapshot's keys counted per message, :func:`~opendp_graph.text.make_person_ngram_counts`,
 OpenDP's Gaussian; the few counts above the noise added to the snapshot's). :func:`label_union` is
 the union itself, shared with :func:`~opendp_graph.text.make_private_topics`.
 """
@@ -300,6 +300,26 @@ def unit_pair_graph(log: Any, unit: Any, *, text: str, analyzer: Any, vocabulary
     return graph
 
 
+def unit_message_graph(log: Any, unit: Any, *, text: str, analyzer: Any, vocabulary: Any, order: int) -> Any:
+    """The graph :func:`private_language_model` releases from under a
+    :func:`~opendp_graph.polars.message_unit` (:func:`~opendp_graph.text.message_edge_frame`): one
+    edge per message, between two nodes of its own (the message id, and the id with a mark), labelled with the distinct n-grams of the message's
+    rows (orders ``1 … order``, the vocabulary folded). Two messages never share an edge, so adding
+    or removing one message (every row of one ``message_id``) adds or removes exactly one edge and
+    changes no other edge's labels: ``edge_distance`` 1. Messages to oneself are messages like
+    others. The released label counts do not depend on the node set."""
+    import polars as pl
+
+    from ._tokens import message_edge_frame, pair_ngram_graph
+
+    frame = message_edge_frame(log, message_id=unit.message_id, text=text)
+    nodes = pl.concat([frame["sender"], frame["recipient"]]).unique().sort().to_list()
+    graph, _ = pair_ngram_graph(
+        frame, nodes, orders=range(1, order + 1), text="text", src="sender", dst="recipient", analyzer=analyzer, vocabulary=vocabulary
+    )
+    return graph
+
+
 # what the one-call route leaves out of the model, for every unit (public descriptions: no figure)
 _LEFT_OUT = (
     "messages to oneself (they belong to no pair)",
@@ -309,6 +329,18 @@ _LEFT_OUT = (
     "words outside the snapshot's vocabulary (folded to <unk>)",
 )
 
+
+_LEFT_OUT_MESSAGE = (
+    "a message's n-grams beyond max_ngrams_per_message (the first in the package's order are kept)",
+    "n-grams fewer messages used than about the threshold (only the union's survivors are learned)",
+    "how often a message repeats an n-gram (each counts once per message)",
+    "words outside the snapshot's vocabulary (folded to <unk>)",
+)
+
+# each message's distinct n-grams kept, the message unit's L: 16 was chosen on the synthetic chat
+# text at 12,000 and 20,000 messages (as the mixture weight), not on the logs the benchmark reports
+_MESSAGE_CAP = 16
+_PERSON_MESSAGE_CAP = 8
 
 _LEFT_OUT_PERSON = (
     "a message's n-grams beyond max_ngrams_per_message (its unigrams first, then its bigrams, each in text order)",
@@ -421,7 +453,7 @@ def private_language_model(
     analyzer: Any = None,
     min_count: int = 2,
     max_ngrams_per_pair: int = 16,
-    max_ngrams_per_message: int = 8,
+    max_ngrams_per_message: int | None = None,
     order: int = 2,
     weight: float = 0.3,
     release_snapshot_keys: bool = True,
@@ -436,7 +468,9 @@ def private_language_model(
         :func:`~opendp_graph.polars.edge_unit` (one pair and all its messages: ``edge_distance``),
         :func:`~opendp_graph.polars.edge_group_unit` (any ``k`` pairs: ``group_distance(k)``),
         :func:`~opendp_graph.polars.edge_content_unit` (what one pair wrote, with who wrote to whom
-        public: ``edge_label_distance``) or :func:`~opendp_graph.polars.person_unit` (one person and
+        public: ``edge_label_distance``), :func:`~opendp_graph.polars.message_unit` (one message:
+        the weakest unit, which learns most; its ``message_id`` column names the messages) or
+        :func:`~opendp_graph.polars.person_unit` (one person and
         every message they sent or received; its ``max_messages=D`` is the public bound on the rows
         a person is in, and the log needs a ``message_id`` column). A pair unit's ``max_messages``
         bound, if any, is checked on the log but not needed: a pair's n-grams are counted once,
@@ -451,9 +485,11 @@ def private_language_model(
         tokens, the ``text`` extra); the same for the snapshot and the log.
     :param min_count: how often a snapshot word must occur to be in the vocabulary.
     :param max_ngrams_per_pair: ``c`` (:func:`make_private_language_model`), for the pair units.
-    :param max_ngrams_per_message: ``L``, for the person unit: each message counts its first ``L``
-        distinct snapshot keys once (its unigrams first, then its bigrams, each in text order: with
-        ``L`` below a message's distinct words, its bigrams are left out).
+    :param max_ngrams_per_message: ``L``, for the message and person units (default 16 and 8). The
+        message unit counts each message's first ``L`` distinct n-grams once (``c`` of
+        :func:`make_private_language_model` on the graph of messages); the person unit counts each
+        message's first ``L`` distinct snapshot keys once (its unigrams first, then its bigrams,
+        each in text order: with ``L`` below a message's distinct words, its bigrams are left out).
     :param order: the model's order.
     :param weight: the private model's public weight in the mixture with the snapshot's (pair
         units; at person level the few counts above the noise are added to the snapshot's instead).
@@ -473,6 +509,13 @@ def private_language_model(
     preconditions (:meth:`~opendp_graph.polars.PrivacyUnit.check`: id dtypes, no null endpoint, a
     declared bound) before any text is read; a refusal names only the broken precondition.
 
+    *Message unit.* The log becomes the graph of messages (:func:`unit_message_graph`): one edge
+    per ``message_id``, on two nodes of its own, labelled with the message's distinct n-grams. Adding
+    or removing one message (every row of its ``message_id``, OpenDP's ``SymmetricIdDistance`` 1)
+    adds or removes exactly that edge, ``edge_distance`` 1, so the guarantee is
+    :func:`make_private_language_model`'s at one edge with ``c = L``. It protects one message, not
+    a relationship: a pair's ``m`` messages are ``m`` units (group privacy, ``m·ε``).
+
     *Person unit.* The log becomes one row per message with its owners (sender and recipients) and
     n-grams (:func:`person_ngram_table`), counted on the snapshot's keys per message
     (:func:`make_person_ngram_counts` on ``person_text_domain(D)``), OpenDP's Gaussian at
@@ -491,7 +534,8 @@ def private_language_model(
 
     **What it leaves out** (``left_out``): messages to oneself, a pair's n-grams beyond ``c``, every
     n-gram fewer than about ``threshold`` pairs used, how often a pair used an n-gram, and words
-    outside the vocabulary; at person level (``left_out`` says so) n-grams outside the snapshot's
+    outside the vocabulary; under the message unit a message's n-grams beyond ``L`` and n-grams
+    fewer than about ``threshold`` messages used (messages to oneself are kept); at person level (``left_out`` says so) n-grams outside the snapshot's
     keys and a message's keys beyond ``L``, but messages to oneself are kept. Pufferfish is another
     route (:func:`~opendp_graph.make_label_counts` under :func:`~opendp_graph.pufferfish_distance`,
     the language-model tutorial), refused here.
@@ -510,13 +554,16 @@ def private_language_model(
     dp.assert_features("contrib", "honest-but-curious")
     from ..core.domains import graph_domain
     from ..core.metrics import edge_distance, edge_label_distance, group_distance
-    from ..polars import EdgeContentUnit, EdgeGroupUnit, EdgeUnit, PersonUnit, PrivacyUnit, person_log_distance
+    from ..polars import EdgeContentUnit, EdgeGroupUnit, EdgeUnit, MessageUnit, PersonUnit, PrivacyUnit, person_log_distance
     from ._tokens import _analyzer, ngram_counts, person_ngram_table
 
     if not isinstance(unit, PrivacyUnit):
-        raise TypeError("unit must be one of the package's units: dpg.polars.edge_unit, edge_group_unit, edge_content_unit or person_unit")
+        raise TypeError(
+            "unit must be one of the package's units: dpg.polars.edge_unit, edge_group_unit, edge_content_unit, message_unit or person_unit"
+        )
     person = isinstance(unit, PersonUnit)
-    if isinstance(unit, EdgeUnit):
+    per_message_unit = isinstance(unit, MessageUnit)
+    if isinstance(unit, (EdgeUnit, MessageUnit)):  # a message unit: one edge of the graph of messages
         metric = edge_distance()
     elif isinstance(unit, EdgeGroupUnit):
         metric = group_distance(unit.k)
@@ -526,10 +573,12 @@ def private_language_model(
         metric = person_log_distance(unit.neighbouring)
     else:
         raise ValueError(
-            f"a {unit.unit} unit is not one this route protects: use edge_unit, edge_group_unit, edge_content_unit "
-            "or person_unit; Pufferfish is make_label_counts under pufferfish_distance (the language-model tutorial)"
+            f"a {unit.unit} unit is not one this route protects: use edge_unit, edge_group_unit, edge_content_unit, "
+            "message_unit or person_unit; Pufferfish is make_label_counts under pufferfish_distance (the language-model tutorial)"
         )
     budget = privacy_budget(privacy_loss, ("epsilon, delta",), "private_language_model")
+    if max_ngrams_per_message is None:
+        max_ngrams_per_message = _MESSAGE_CAP if per_message_unit else _PERSON_MESSAGE_CAP
     per_message = positive_integer("max_ngrams_per_message", max_ngrams_per_message)
     if not isinstance(text, str):
         raise TypeError("text must be a column name (str)")
@@ -570,7 +619,7 @@ def private_language_model(
             privacy_loss,
             snapshot_counts=snapshot_counts,
             vocabulary=words,
-            max_ngrams_per_pair=max_ngrams_per_pair,
+            max_ngrams_per_pair=per_message if per_message_unit else max_ngrams_per_pair,
             order=order,
             weight=weight,
             release_snapshot_keys=release_snapshot_keys,
@@ -592,7 +641,7 @@ def private_language_model(
         log = _collect(log)  # an evaluation error quotes values: withheld
     if person and "message_id" not in schema:
         raise ValueError("person level needs the log's message_id column (a message to several people is one message)")
-    unit.check(log)
+    unit.check(log)  # a message unit: its message_id column too (present, id dtype, no nulls)
     # the columns under fixed names, so an id column called "labels" cannot meet the builders' own
     keep = [pl.col(unit.src).alias("sender"), pl.col(unit.dst).alias("recipient"), pl.col(text).cast(pl.String).alias("text")]
     if person:
@@ -600,6 +649,10 @@ def private_language_model(
         table = person_ngram_table(frame, orders=range(1, order + 1), text="text", analyzer=_total_analyzer(tokenize), vocabulary=words)
         released = measurement(table)
         left_out = _LEFT_OUT_PERSON
+    elif per_message_unit:
+        graph = unit_message_graph(log, unit, text=text, analyzer=_total_analyzer(tokenize), vocabulary=words, order=order)
+        released = measurement(graph)
+        left_out = _LEFT_OUT_MESSAGE
     else:
         frame = log.select(*keep)
         columns = replace(unit, src="sender", dst="recipient")

@@ -27,6 +27,7 @@ from typing import Any
 from ..core._checks import utc_datetime
 
 __all__ = [
+    "message_edge_frame",
     "BOS",
     "EOS",
     "UNK",
@@ -257,6 +258,33 @@ def pair_label_graph(frame: Any, nodes: Sequence[Any], labeler: Callable[[str | 
     self_messages = rows.filter(pl.col(src) == pl.col(dst)).height
     graph = graph_from_polars(rows, src=src, dst=dst, labels="labels", nodes=nodes, self_loops="drop")
     return graph, self_messages
+
+
+def message_edge_frame(frame: Any, *, message_id: str = "message_id", text: str = "text"):
+    """A log (one row per (message, recipient)) rewritten so that every message is its own pair:
+    ``sender`` is the message id, ``recipient`` the id with a mark (``"\\x1f"``), ``text`` the
+    message's text. Any pair-graph builder (:func:`pair_ngram_graph`,
+    :func:`~opendp_graph.text.pair_cooccurrence_graph`) then builds the **graph of messages**: one
+    edge per message, labelled with the labels of its rows, so that adding or removing one message
+    adds or removes exactly one edge (``edge_distance`` 1): the graph form of
+    :func:`~opendp_graph.polars.message_unit`. Messages to oneself are messages like others. The
+    caller checks the log against the unit first (:meth:`~opendp_graph.polars.PrivacyUnit.check`).
+
+    >>> import polars as pl, opendp_graph as dpg
+    >>> log = pl.DataFrame({"message_id": [7, 7, 8], "sender": [1, 1, 2], "recipient": [2, 3, 2], "text": ["a", "a", "b"]})
+    >>> dpg.text.message_edge_frame(log).unique().sort("sender")["sender"].to_list()
+    ['7', '8']
+    """
+    import polars as pl
+
+    message = pl.col(_column(frame, message_id)).cast(pl.String)
+    return frame.select(message.alias("sender"), (message + "\x1f").alias("recipient"), pl.col(_column(frame, text)).cast(pl.String).alias("text"))
+
+
+def _column(frame: Any, name: str) -> str:
+    if not isinstance(name, str) or name not in frame.columns:
+        raise ValueError(f"the log has no column {name!r}")
+    return name
 
 
 def delivery_ngrams(

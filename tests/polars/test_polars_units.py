@@ -11,12 +11,13 @@ from opendp.mod import SymmetricIdDistance
 import pytest
 
 import opendp_graph as dpg
-from opendp_graph.polars import EdgeContentUnit, EdgeGroupUnit, EdgeUnit, PersonUnit, PrivacyUnit, PufferfishUnit
+from opendp_graph.polars import EdgeContentUnit, EdgeGroupUnit, EdgeUnit, MessageUnit, PersonUnit, PrivacyUnit, PufferfishUnit
 from opendp_graph.polars import (
     check_privacy_unit,
     edge_content_unit,
     edge_group_unit,
     edge_unit,
+    message_unit,
     pair_identifier,
     person_unit,
     rows_per_pair,
@@ -411,6 +412,7 @@ KINDS = {
     "group-rows": (EdgeGroupUnit(3, "s", "r", max_messages=2), EdgeGroupUnit, "group of 3 edges", dp.symmetric_distance(), 6, "rows", "pair", "add_remove", edge_group_unit(3, "s", "r", max_messages=2)),
     "content-id": (EdgeContentUnit("s", "r"), EdgeContentUnit, "edge content", dp.change_one_id_distance(PAIR), 1, "identifiers", None, "replace", edge_content_unit("s", "r")),
     "content-rows": (EdgeContentUnit("s", "r", max_messages=4), EdgeContentUnit, "edge content", dp.symmetric_distance(), 8, "rows", "pair", "replace", edge_content_unit("s", "r", max_messages=4)),
+    "message": (MessageUnit("s", "r"), MessageUnit, "message", dp.symmetric_id_distance(pl.col("message_id")), 1, "identifiers", None, "add_remove", message_unit("s", "r")),
     "person": (PersonUnit("s", "r", max_messages=4), PersonUnit, "person", dp.symmetric_distance(), 8, "rows", "person", "replace", person_unit("s", "r", max_messages=4)),
     "person-add-remove": (PersonUnit("s", "r", max_messages=4, neighbouring="add_remove"), PersonUnit, "person", dp.symmetric_distance(), 4, "rows", "person", "add_remove", person_unit("s", "r", max_messages=4, neighbouring="add_remove")),
 }
@@ -486,3 +488,46 @@ def test_classes_check_their_arguments_as_the_constructors_do():
         with pytest.raises((TypeError, ValueError)) as from_function:
             by_function()
         assert (type(from_class.value), str(from_class.value)) == (type(from_function.value), str(from_function.value))
+
+
+# ------------------------------------------------------------------ the message unit
+MESSAGES = pl.DataFrame({"message_id": [1, 1, 2, 3], "s": ["a", "a", "b", "c"], "r": ["b", "c", "a", "c"]})
+
+
+def test_the_message_unit_is_opendps_identifier_of_the_message_column():
+    """One message is one identifier of its message_id column: OpenDP's own SymmetricIdDistance, so
+    a Polars release truncates per message itself; check_privacy_unit accepts exactly that."""
+    unit = message_unit("s", "r", message_id="message_id")
+    check_privacy_unit(dp.unit_of(contributions=1, identifier=pl.col("message_id")), unit, frame=MESSAGES)
+    check_privacy_unit(dp.unit_of(contributions=1, identifier="message_id"), unit)  # nothing declared: no frame needed
+    with pytest.raises(ValueError, match=r"is not the message: use pl.col\('message_id'\)"):
+        check_privacy_unit(dp.unit_of(contributions=1, identifier="s"), unit)
+    with pytest.raises(ValueError, match="does not express one message"):
+        check_privacy_unit(dp.unit_of(contributions=1), unit)
+    with pytest.raises(ValueError, match="does not cover one message"):
+        check_privacy_unit(dp.unit_of(contributions=0, identifier="message_id"), unit)
+
+
+def test_the_message_unit_releases_through_the_compositor_and_protects_its_column():
+    unit = message_unit("s", "r")
+    ctx = dpg.polars.compositor(MESSAGES, unit, dp.loss_of(epsilon=1.0), split_evenly_over=1)
+    query = ctx.query().truncate_per_group(1, by=[]).select(dp.len(signed=True))
+    assert query.summarize()["scale"].to_list() == [1.0]  # one message moves the count of messages by 1
+    with pytest.raises(ValueError, match="invariant='keys'"):
+        dpg.polars.compositor(MESSAGES, unit, dp.loss_of(epsilon=1.0), split_evenly_over=1,
+                              margins=[dp.polars.Margin(by=["message_id"], invariant="keys")])
+
+
+def test_the_message_column_is_checked_schema_first_then_nulls():
+    unit = message_unit("s", "r")
+    unit.check(MESSAGES)
+    with pytest.raises(ValueError, match="message_id column 'message_id' is not in the table"):
+        unit.check(MESSAGES.drop("message_id"))
+    with pytest.raises(TypeError, match="must hold integer or text ids"):
+        unit.check(MESSAGES.with_columns(pl.col("message_id").cast(pl.Float64)))
+    with pytest.raises(ValueError) as refused:
+        unit.check(MESSAGES.with_columns(pl.when(pl.col("s") == "b").then(None).otherwise(pl.col("message_id")).alias("message_id")))
+    assert str(refused.value) == "the message_id column 'message_id' contains nulls; every row must name its message"
+    for bad, error in (("s", ValueError), ("", TypeError), (3, TypeError)):
+        with pytest.raises(error):
+            message_unit("s", "r", message_id=bad)
