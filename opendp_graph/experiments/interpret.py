@@ -17,7 +17,8 @@ For each hive size ``n`` the table reports, for the queens' edge secret
   log-ratio, :func:`opendp_graph.verify.laplace_privacy_loss`, on the exact Binomial count
   distributions), ``audit_eps`` = the auditor's 95 %-confidence lower bound
   (:func:`opendp_graph.verify.empirical_epsilon`), and ``attack_acc`` = the exact accuracy of the
-  paper's test ``1{d̃ > (a+b)/2}`` with a fair prior on the queens' edge (→ 1 as ``n`` grows);
+  paper's test ``1{d̃ > (a+b)/2}`` with a fair prior on the queens' edge (→ 1 as ``n`` grows;
+  :func:`opendp_graph.interpret.attack_accuracy`);
 * **Pufferfish–Wasserstein** (Song, Wang & Chaudhuri 2017, Theorem 3.2): ``W = W∞(count | no edge,
   count | edge)`` computed exactly by :func:`opendp_graph.pufferfish.w_infinity`, released with
   OpenDP's Laplace at scale ``W/ε``; its exact loss and audited lower bound, which stay ≤ ε.
@@ -54,41 +55,20 @@ below ``e/(1+e) ≈ 0.731``, the most any test can reach under 1-Pufferfish with
 from __future__ import annotations
 
 import csv
-import math
 import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import opendp.prelude as dp
 
 from ..core._progress import resolve_progress
-from ..interpret import queens_alpha, queens_count_distributions
+from ..interpret import attack_accuracy, queens_alpha, queens_count_distributions
 from ..verify import empirical_epsilon, laplace_privacy_loss
 from ._command import ArgumentParser, can_plot, int_at_least, nonnegative_int, output_folder, positive_float, print_written, probability, summary
 
-__all__ = ["main", "run", "attack_accuracy"]
+__all__ = ["main", "run"]
 
 SEED = 2024
-
-
-def _discrete_laplace_cdf(x: np.ndarray, scale: float) -> np.ndarray:
-    """``P(Z ≤ x)`` for OpenDP's discrete Laplace ``P(Z = k) ∝ exp(−|k|/scale)`` at integer ``x``."""
-    q = math.exp(-1.0 / scale)
-    x = np.asarray(x, dtype=float)
-    upper = q ** (np.maximum(x, -1) + 1) / (1 + q)  # P(Z ≥ x + 1) for x ≥ -1
-    lower = q ** (-np.minimum(x, 0)) / (1 + q)  # P(Z ≤ x) for x ≤ 0
-    return np.where(x >= 0, 1.0 - upper, lower)
-
-
-def attack_accuracy(n: int, a: float, b: float, scale: float) -> float:
-    """Exact accuracy of ``1{d̃ > (a+b)/2}`` for the queens' edge (fair prior), discrete Laplace noise."""
-    counts, p0, p1 = queens_count_distributions(n, a, b)
-    cut = (a + b) / 2 * (n * (n - 1) // 2)  # on the count scale
-    # released count R = c + Z > cut  <=>  Z > cut - c  <=>  Z ≥ floor(cut - c) + 1
-    thr = np.floor(cut - counts)
-    p_above = 1.0 - _discrete_laplace_cdf(thr, scale)
-    return 0.5 * float((p1 * p_above).sum()) + 0.5 * float((p0 * (1.0 - p_above)).sum())
 
 
 def _count_audit(n: int, a: float, b: float, scale: float, samples: int, seed: int) -> float:
