@@ -1,4 +1,4 @@
-"""The two-queens experiment (``opendp-graph reproduce interpret``) and its graph-level cross-check."""
+"""The two-queens reproduction (``python -m reproductions interpret``) and its graph-level cross-check."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import csv
 import opendp.prelude as dp
 
 import opendp_graph as dpg
-from opendp_graph.verify import empirical_epsilon, exact_epsilon
-from opendp_graph.experiments import interpret as exp
 from opendp_graph.interpret import queens_alpha, queens_distribution
+from opendp_graph.verify import empirical_epsilon, exact_epsilon
+from reproductions import interpret as exp
 
 
 def test_quick_run_shows_the_gap_and_the_pufferfish_fix(tmp_path):

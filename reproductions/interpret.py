@@ -1,6 +1,6 @@
 """Hehir, Niu & Slavković, Example 1 (the two queens), audited: what edge DP does not hide.
 
-``opendp-graph reproduce interpret [--out DIR] [--quick] [--samples N] [--seed S] [--epsilon E] [-a A] [-b B]``
+``python -m reproductions interpret [--out DIR] [--quick] [--samples N] [--seed S] [--epsilon E] [-a A] [-b B]``
 
 A hive of ``n`` insects; nodes 0 and 1 are the queens.  If the queens cooperate, every other
 pair cooperates independently with probability ``a`` (default 0.6), otherwise with probability
@@ -61,10 +61,12 @@ from typing import Any
 
 import opendp.prelude as dp
 
-from ..core._progress import resolve_progress
-from ..interpret import attack_accuracy, queens_alpha, queens_count_distributions
-from ..verify import empirical_epsilon, laplace_privacy_loss
-from ._command import ArgumentParser, can_plot, int_at_least, nonnegative_int, output_folder, positive_float, print_written, probability, summary
+from opendp_graph._cli_args import ArgumentParser, int_at_least, nonnegative_int, positive_float, print_written, probability
+from opendp_graph.core._progress import resolve_progress
+from opendp_graph.interpret import attack_accuracy, queens_alpha, queens_count_distributions
+from opendp_graph.verify import empirical_epsilon, laplace_privacy_loss
+
+from ._command import can_plot, output_folder, summary
 
 __all__ = ["main", "run"]
 
@@ -90,7 +92,7 @@ def _count_audit(n: int, a: float, b: float, scale: float, samples: int, seed: i
 def run(sizes, *, a: float = 0.6, b: float = 0.3, epsilon: float = 1.0, samples: int = 20_000, seed: int = SEED, progress: Any = None) -> list[dict]:
     """One row per hive size (see the module docstring for the columns). ``progress``: reported
     after each hive size (:mod:`opendp_graph.core._progress`)."""
-    from ..pufferfish import w_infinity
+    from opendp_graph.pufferfish import w_infinity
 
     sizes = list(sizes)
     report = resolve_progress(progress, label="two queens")
@@ -150,7 +152,7 @@ def _plot(rows: list[dict], path: Path) -> None:
 
 
 def _parser() -> ArgumentParser:
-    parser = ArgumentParser(prog="opendp-graph reproduce interpret", description=summary(__doc__))
+    parser = ArgumentParser(prog="python -m reproductions interpret", description=summary(__doc__))
     parser.add_argument("--out", default=None, help="folder for queens.csv and queens.png (made if missing)")
     parser.add_argument("--quick", action="store_true", help="three hive sizes, 4 000 samples (for tests)")
     parser.add_argument(
