@@ -13,8 +13,9 @@ metrics) → :mod:`.transformations` (stable queries and their rule table) → :
 → the privacy notions :mod:`.blowfish` and :mod:`.pufferfish` → :mod:`.interpret` and
 :mod:`.verify` → the adapters :mod:`.polars`, :mod:`.spark` and :mod:`.datasets`. This module
 lifts the most used names to ``dpg.<name>``, each named below; every ``__all__`` of the package
-lists the public names of its own module. The papers' reproductions
-(``opendp_graph.experiments``) and ``dpg.spark`` are imported on first use only.
+lists the public names of its own module. ``dpg.spark`` and ``dpg.text`` are imported on first
+use only. (The papers' reproductions are not part of the package: ``python -m reproductions NAME``
+runs them from a clone of the repository.)
 """
 
 from . import blowfish, core, datasets, interpret, measurements, polars, pufferfish, transformations, verify
@@ -173,9 +174,8 @@ __all__ = [
 
 def __getattr__(name: str):
     # Imported on first use only: ``dpg.spark`` needs the optional pyspark and ``dpg.text``
-    # scikit-learn (each imports them lazily itself), and the reproductions are for the
-    # ``opendp-graph reproduce`` command.
-    if name in ("spark", "experiments", "text"):
+    # scikit-learn (each imports them lazily itself).
+    if name in ("spark", "text"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)

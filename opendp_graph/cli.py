@@ -1,16 +1,15 @@
-"""The ``opendp-graph`` command: ``--version``, ``demo``, ``reproduce NAME`` and ``data list|fetch``."""
+"""The ``opendp-graph`` command: ``--version``, ``demo`` and ``data list|fetch``. (The papers'
+reproductions are not in the package: ``python -m reproductions NAME`` runs them from a clone.)"""
 
 from __future__ import annotations
 
-import importlib
 import math
 import os
-import pkgutil
 import sys
 from collections.abc import Sequence
 from importlib import metadata
 
-from .experiments._command import ArgumentParser, positive_float, positive_int, print_written, summary
+from ._cli_args import ArgumentParser, positive_float, positive_int, print_written
 
 __all__ = ["main", "demo", "data_command"]
 
@@ -175,16 +174,6 @@ def data_command(action: str, names: Sequence[str] = (), verify: bool = False) -
     return 0
 
 
-def _experiments() -> dict[str, object]:
-    """``{name: module}`` of the reproductions: the modules ``opendp_graph.experiments.NAME`` with
-    a ``main(argv)`` (the package also holds helpers that are not commands)."""
-    from . import experiments
-
-    names = sorted(m.name for m in pkgutil.iter_modules(experiments.__path__) if not m.name.startswith("_"))
-    modules = {name: importlib.import_module(f"{experiments.__name__}.{name}") for name in names}
-    return {name: module for name, module in modules.items() if callable(getattr(module, "main", None))}
-
-
 def _version() -> str:
     try:
         return metadata.version("opendp-graph")
@@ -194,9 +183,9 @@ def _version() -> str:
         return f"{__version__} (not installed)"
 
 
-def _parsers(experiments: dict[str, object]) -> tuple[ArgumentParser, dict[str, ArgumentParser]]:
-    """The command's parser, and its ``demo`` and ``reproduce`` sub-parsers (errors found after
-    parsing name the sub-command they concern)."""
+def _parsers() -> tuple[ArgumentParser, dict[str, ArgumentParser]]:
+    """The command's parser, and its ``demo`` sub-parser (errors found after parsing name the
+    sub-command they concern)."""
     parser = ArgumentParser(prog="opendp-graph", description="Differential privacy on graphs, with OpenDP.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -222,16 +211,6 @@ def _parsers(experiments: dict[str, object]) -> tuple[ArgumentParser, dict[str, 
         help="degree bound of the node-level projection, from 1 to the graph's number of nodes - 1 (default 6)",
     )
 
-    p_rep = sub.add_parser(
-        "reproduce",
-        help="reproduce a paper's experiments (`reproduce NAME --help` for an experiment's options)",
-        description="Reproduce a paper's experiments; `opendp-graph reproduce NAME --help` lists NAME's options.",
-    )
-    names = p_rep.add_subparsers(dest="name", metavar="NAME", title="experiments")
-    for name, module in experiments.items():
-        # add_help=False: `reproduce NAME --help` reaches the experiment's own parser
-        names.add_parser(name, help=summary(module.__doc__), description=summary(module.__doc__), add_help=False)
-
     p_data = sub.add_parser(
         "data",
         help="the real data sets: where they resolve from, and fetching them",
@@ -249,21 +228,14 @@ def _parsers(experiments: dict[str, object]) -> tuple[ArgumentParser, dict[str, 
         description="Download the data sets no folder holds into the cache (SHA-256 checked), and list the files written.",
     )
     p_fetch.add_argument("names", nargs="*", metavar="NAME", help="data sets (default: all)")
-    return parser, {"demo": p_demo, "reproduce": p_rep}
+    return parser, {"demo": p_demo}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``opendp-graph [--version] COMMAND ...``; returns the exit status. A bad argument ends in
     ``SystemExit(2)`` after one line on stderr, as argparse does."""
-    experiments = _experiments()
-    parser, commands = _parsers(experiments)
-    # an experiment's options are parsed by the experiment itself: they come back unrecognised here
-    args, rest = parser.parse_known_args(argv)
-    if rest and args.command != "reproduce":
-        parser.error(f"unrecognized arguments: {' '.join(rest)}")
-
-    if args.command == "data":
-        return data_command(args.action, args.names, getattr(args, "verify", False))
+    parser, commands = _parsers()
+    args = parser.parse_args(argv)
 
     if args.command == "demo":
         error = commands["demo"].error
@@ -280,9 +252,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _print_table(rows, f"opendp-graph demo: networkx {EMBEDDED_GRAPHS[args.graph]}(), ε = {args.epsilon} per privacy unit")
         return 0
 
-    if args.name is None:
-        commands["reproduce"].error(f"name an experiment: one of {', '.join(experiments)}")
-    return int(experiments[args.name].main(rest) or 0)
+    # the other command (argparse accepts no third)
+    return data_command(args.action, args.names, getattr(args, "verify", False))
 
 
 if __name__ == "__main__":  # pragma: no cover

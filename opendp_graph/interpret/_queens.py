@@ -17,9 +17,10 @@ from typing import Any
 import numpy as np
 from scipy.stats import binom
 
+from ..measurements.accuracy import _discrete_laplace_at_least
 from ..verify._exact import GraphDistribution, laplace_privacy_loss
 
-__all__ = ["queens_distribution", "queens_count_distributions", "queens_alpha", "queens_exact_epsilon"]
+__all__ = ["queens_distribution", "queens_count_distributions", "queens_alpha", "queens_exact_epsilon", "attack_accuracy"]
 
 
 def _check(n: Any, a: Any, b: Any) -> tuple[int, float, float]:
@@ -90,3 +91,47 @@ def queens_exact_epsilon(n: int, a: float, b: float, scale: float) -> float:
     counts, p0, p1 = queens_count_distributions(n, a, b)
     loss, _ = laplace_privacy_loss(counts, p0, counts, p1, scale)
     return loss
+
+
+def attack_accuracy(n: int, a: float, b: float, scale: float) -> float:
+    """The exact accuracy of the paper's test for the queens' edge, ``1{d̃ > (a+b)/2}``, on the
+    noisy density ``d̃ = (|E| + Z) / C(n,2)``, where ``Z`` is OpenDP's discrete Laplace of scale
+    ``scale`` (``Pr[Z = z] ∝ exp(−|z|/scale)``, what ``then_edge_count() >> dp.m.then_laplace(scale)``
+    adds), with a fair prior on the queens' edge.
+
+    Why: it measures what a release lets an observer learn about the one edge Example 1 is about.
+    Under ε-Pufferfish for that edge, no test is right with probability above ``e^ε / (1 + e^ε)``
+    (fair prior); edge DP at ``scale = 1/ε`` gives no such bound here, because the other pairs
+    follow the queens (Lemma 4.1: its loss is up to ``ε + α``), and this accuracy tends to 1 as
+    the hive grows. At the Pufferfish scale ``W∞/ε`` (:func:`opendp_graph.pufferfish.w_infinity`
+    of the two count laws) it stays below the bound.
+
+    Computed exactly, without sampling: the count is ``1 + Bin(m, a)`` given the queens' edge and
+    ``Bin(m, b)`` without it (:func:`queens_count_distributions`, ``m = C(n,2) − 1``), and for a
+    count ``c`` the test says "edge" when ``c + Z > (a+b)/2 · C(n,2)`` (dividing by the public
+    ``C(n,2)`` changes nothing), a tail of ``Z`` in closed form.
+
+    :param n: the hive size, an integer ``n ≥ 3``.
+    :param a: the probability of every other pair when the queens cooperate.
+    :param b: the same when they do not, ``0 ≤ b < a ≤ 1``.
+    :param scale: the noise scale, ``≥ 0`` (``0``: the count itself is released).
+    :raises ValueError: for ``n < 3``, a probability outside ``[0, 1]``, ``b ≥ a``, or a negative or NaN ``scale``.
+    :raises TypeError: if ``scale`` is not a real number.
+
+    :example:
+
+    >>> import math
+    >>> round(attack_accuracy(5, 0.6, 0.3, scale=1.0), 3)  # ε = 1 edge DP: far above e/(1+e)
+    0.84
+    >>> round(attack_accuracy(5, 0.6, 0.3, scale=4.0), 3), round(math.e / (1 + math.e), 3)  # W∞ = 4: 1-Pufferfish
+    (0.669, 0.731)
+    """
+    counts, p0, p1 = queens_count_distributions(n, a, b)
+    if isinstance(scale, bool) or not isinstance(scale, Real):
+        raise TypeError(f"scale must be a real number, got {type(scale).__name__} {scale!r}")
+    if not float(scale) >= 0.0:  # NaN included
+        raise ValueError(f"scale must be >= 0, got {scale!r}")
+    cut = (a + b) / 2 * (n * (n - 1) // 2)  # the test's threshold on the count scale
+    # c + Z > cut  <=>  Z ≥ floor(cut − c) + 1, for integers c and Z
+    above = np.array([_discrete_laplace_at_least(math.floor(cut - c) + 1, float(scale)) for c in counts])
+    return 0.5 * float((p1 * above).sum()) + 0.5 * float((p0 * (1.0 - above)).sum())

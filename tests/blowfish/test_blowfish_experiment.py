@@ -1,4 +1,5 @@
-"""The Deezer loader and the ``reproduce blowfish`` command (quick mode on the real graphs)."""
+"""The Deezer loader and the Blowfish reproduction, ``python -m reproductions blowfish`` (quick mode
+on the real graphs)."""
 
 import csv
 
@@ -7,7 +8,7 @@ import pytest
 
 import opendp_graph as dpg
 from opendp_graph.datasets.deezer import load_deezer, load_deezer_genres
-from opendp_graph.experiments import blowfish as experiment
+from reproductions import blowfish as experiment
 
 
 def _write(folder, name, text):

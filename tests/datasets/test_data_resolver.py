@@ -295,7 +295,7 @@ def test_cli_data_list_of_the_real_registry(env, capsys):
 
 
 def test_reproductions_without_data_explain(env, capsys):
-    from opendp_graph.experiments import blowfish, pufferfish
+    from reproductions import blowfish, pufferfish
 
     assert blowfish.main(["--quick"]) == 2
     assert "data set 'deezer' not available" in capsys.readouterr().err

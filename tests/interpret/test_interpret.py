@@ -13,6 +13,7 @@ import pytest
 import opendp_graph as dpg
 from opendp_graph.interpret import (
     ERGM,
+    attack_accuracy,
     change_statistics,
     describe_guarantee,
     edge_secret_guarantee,
@@ -144,6 +145,49 @@ def test_queens_closed_forms_match_enumeration():
     assert queens_alpha(30, 0.5, 0.0) == math.inf
     with pytest.raises(ValueError, match="b < a"):
         queens_alpha(5, 0.2, 0.3)
+
+
+def test_attack_accuracy_matches_direct_summation():
+    n, a, b, scale = 6, 0.6, 0.3, 1.0
+    counts, p0, p1 = queens_count_distributions(n, a, b)
+    q = math.exp(-1 / scale)
+    z = np.arange(-80, 81)
+    pz = (1 - q) / (1 + q) * q ** np.abs(z)
+    cut = (a + b) / 2 * (n * (n - 1) // 2)
+    above = np.array([pz[(c + z) > cut].sum() for c in counts])
+    direct = 0.5 * (p1 * above).sum() + 0.5 * (p0 * (1 - above)).sum()
+    assert attack_accuracy(n, a, b, scale) == pytest.approx(direct, abs=1e-12)
+    # without noise the test reads the count itself
+    above = counts > cut
+    assert attack_accuracy(n, a, b, 0) == pytest.approx(0.5 * p1[above].sum() + 0.5 * p0[~above].sum(), abs=1e-12)
+
+
+def test_attack_accuracy_is_capped_under_pufferfish_not_under_edge_dp():
+    """With a fair prior, ε-Pufferfish for the queens' edge caps any test's accuracy at
+    e^ε/(1+e^ε): the W∞-calibrated release stays below it, the edge-DP release does not."""
+    a, b, eps = 0.6, 0.3, 1.0
+    cap = math.exp(eps) / (1 + math.exp(eps))
+    for n in (5, 10, 20):
+        counts, p0, p1 = queens_count_distributions(n, a, b)
+        w = dpg.pufferfish.w_infinity(p0 / p0.sum(), p1 / p1.sum())
+        assert attack_accuracy(n, a, b, w / eps) <= cap < attack_accuracy(n, a, b, 1 / eps)
+
+
+@pytest.mark.parametrize(
+    "args, error, says",
+    [
+        ((2, 0.6, 0.3, 1.0), ValueError, "n >= 3"),
+        ((5, 0.3, 0.6, 1.0), ValueError, "b < a"),
+        ((5, 1.5, 0.3, 1.0), ValueError, "a must be a probability"),
+        ((5, 0.6, 0.3, -1.0), ValueError, "scale must be >= 0"),
+        ((5, 0.6, 0.3, math.nan), ValueError, "scale must be >= 0"),
+        ((5, 0.6, 0.3, "1"), TypeError, "scale must be a real number"),
+        ((5, 0.6, 0.3, True), TypeError, "scale must be a real number"),
+    ],
+)
+def test_attack_accuracy_refuses_bad_arguments(args, error, says):
+    with pytest.raises(error, match=says):
+        attack_accuracy(*args)
 
 
 def _edge_count_meas(scale, metric=None):

@@ -1,30 +1,15 @@
-"""The two-queens experiment (``opendp-graph reproduce interpret``) and its graph-level cross-check."""
+"""The two-queens reproduction (``python -m reproductions interpret``) and its graph-level cross-check."""
 
 from __future__ import annotations
 
 import csv
-import math
 
-import numpy as np
 import opendp.prelude as dp
-import pytest
 
 import opendp_graph as dpg
+from opendp_graph.interpret import queens_alpha, queens_distribution
 from opendp_graph.verify import empirical_epsilon, exact_epsilon
-from opendp_graph.experiments import interpret as exp
-from opendp_graph.interpret import queens_alpha, queens_count_distributions, queens_distribution
-
-
-def test_attack_accuracy_matches_direct_summation():
-    n, a, b, scale = 6, 0.6, 0.3, 1.0
-    counts, p0, p1 = queens_count_distributions(n, a, b)
-    q = math.exp(-1 / scale)
-    z = np.arange(-80, 81)
-    pz = (1 - q) / (1 + q) * q ** np.abs(z)
-    cut = (a + b) / 2 * (n * (n - 1) // 2)
-    above = np.array([pz[(c + z) > cut].sum() for c in counts])
-    direct = 0.5 * (p1 * above).sum() + 0.5 * (p0 * (1 - above)).sum()
-    assert exp.attack_accuracy(n, a, b, scale) == pytest.approx(direct, abs=1e-12)
+from reproductions import interpret as exp
 
 
 def test_quick_run_shows_the_gap_and_the_pufferfish_fix(tmp_path):

@@ -121,7 +121,7 @@ def test_enron_top_words_reach_the_issue_targets(dataset):
     """The issue's numbers on Enron (fewer trials than the reproduction's 30): at edge level the
     noisy top 20 over the public snapshot's words finds most of the true top 20; the set union
     over those words releases a vocabulary; the Global model at ε = 1 does not reach 10."""
-    from opendp_graph.experiments.top_words import top_words_rows
+    from reproductions.top_words import top_words_rows
 
     dataset("enron-perry-wolfe")
     rows = {r["release"].split(":")[0] + r["release"][-30:]: r for r in top_words_rows(trials=9)}

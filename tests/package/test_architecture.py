@@ -1,6 +1,6 @@
 """The package's layering, read from its source: no import cycle among its modules (imports inside
 functions included), no import from a lower layer to a higher one, and ``import opendp_graph``
-loads neither the reproductions nor the optional adapters (docs/architecture.md draws the layers).
+loads neither the command nor the optional adapters (docs/architecture.md draws the layers).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("privacy notions", ("opendp_graph.blowfish", "opendp_graph.pufferfish")),
     ("interpretation and verification", ("opendp_graph.interpret", "opendp_graph.verify")),
     ("adapters", ("opendp_graph.polars", "opendp_graph.spark", "opendp_graph.datasets", "opendp_graph.text")),
-    ("namespace and commands", ("opendp_graph", "opendp_graph.cli", "opendp_graph.experiments", "opendp_graph.conftest")),
+    ("namespace and commands", ("opendp_graph", "opendp_graph.cli", "opendp_graph._cli_args", "opendp_graph.conftest")),
 ]
 
 
@@ -95,9 +95,9 @@ def _literal(node: ast.expr) -> str | None:
 
 
 # Where a module may be imported by a computed name (which the reader above cannot follow): the
-# namespace's lazy subpackages, the command's reproductions, the loaders' own submodules, the
-# deprecated aliases. All import their own layer or a lower one.
-DYNAMIC_IMPORTS = {"opendp_graph", "opendp_graph.cli", "opendp_graph.datasets"}
+# namespace's lazy subpackages, the loaders' own submodules. Both import their own layer or a
+# lower one.
+DYNAMIC_IMPORTS = {"opendp_graph", "opendp_graph.datasets"}
 
 
 def _dynamic_imports(module: str) -> list[str]:
@@ -184,7 +184,7 @@ def test_dynamic_imports_stay_where_they_are():
     only, so that the two tests below see every other import."""
     found = {module: _dynamic_imports(module) for module in MODULES if module not in DYNAMIC_IMPORTS}
     assert {module: places for module, places in found.items() if places} == {}
-    assert _dynamic_imports("opendp_graph.cli")  # the check itself sees the command's computed imports
+    assert _dynamic_imports("opendp_graph")  # the check itself sees the namespace's computed imports
 
 
 def test_the_reader_resolves_import_module_against_its_package_argument():
@@ -206,11 +206,11 @@ def test_no_module_imports_a_higher_layer():
     assert upward == []
 
 
-def test_import_loads_neither_the_reproductions_nor_the_optional_adapters(python_output):
+def test_import_loads_neither_the_command_nor_the_optional_adapters(python_output):
     code = (
         "import sys, opendp_graph\n"
-        "print(sorted(m for m in sys.modules if m.startswith(('opendp_graph.experiments', 'opendp_graph.spark', "
-        "'opendp_graph.cli', 'opendp_graph.text', 'pyspark', 'matplotlib'))))"
+        "print(sorted(m for m in sys.modules if m.startswith(('opendp_graph.spark', 'opendp_graph.cli', "
+        "'opendp_graph._cli_args', 'opendp_graph.text', 'reproductions', 'pyspark', 'matplotlib'))))"
     )
     out = python_output(code)
     assert out.strip() == "[]"
@@ -220,13 +220,13 @@ def test_lazy_subpackages_load_on_first_use():
     # one fresh interpreter: each lazy name is absent until first used, then is its subpackage
     code = (
         "import sys, opendp_graph as dpg\n"
-        "for name in ('experiments', 'text', 'spark'):\n"
+        "for name in ('text', 'spark'):\n"
         "    assert f'opendp_graph.{name}' not in sys.modules, name\n"
         "    print(getattr(dpg, name).__name__)\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     lines = result.stdout.split()
     if result.returncode and "pyspark" in result.stderr:  # spark last: the others were checked
-        assert lines == ["opendp_graph.experiments", "opendp_graph.text"], result.stderr
+        assert lines == ["opendp_graph.text"], result.stderr
         pytest.skip("pyspark is not installed")
-    assert lines == ["opendp_graph.experiments", "opendp_graph.text", "opendp_graph.spark"], result.stderr
+    assert lines == ["opendp_graph.text", "opendp_graph.spark"], result.stderr

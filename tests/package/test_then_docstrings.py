@@ -25,7 +25,7 @@ def _twins() -> dict[str, tuple[object, object]]:
     pufferfish, and every other module of the package (where the twins are defined)."""
     modules = [opendp_graph, importlib.import_module("opendp_graph.blowfish"), importlib.import_module("opendp_graph.pufferfish")]
     for info in pkgutil.walk_packages(opendp_graph.__path__, "opendp_graph.", onerror=lambda name: None):
-        if info.name.startswith(("opendp_graph.experiments", "opendp_graph.cli")):
+        if info.name.startswith("opendp_graph.cli"):
             continue
         try:
             modules.append(importlib.import_module(info.name))

@@ -1,4 +1,4 @@
-"""`opendp-graph reproduce pufferfish --quick` end to end, and the plotting helpers."""
+"""`python -m reproductions pufferfish --quick` end to end, and the plotting helpers."""
 
 import csv
 
@@ -8,9 +8,9 @@ import pytest
 matplotlib.use("Agg")
 
 import opendp_graph as dpg  # noqa: E402
-from opendp_graph.experiments import pufferfish as experiment  # noqa: E402
 from opendp_graph.pufferfish import EdgeLevelModel, GlobalModel  # noqa: E402
 from opendp_graph.pufferfish.plots import plot_bucket_table, plot_cdfs  # noqa: E402
+from reproductions import pufferfish as experiment  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +68,7 @@ def test_plots_need_laws():
 def test_usefulness_table_on_a_synthetic_graph():
     """The ε = 1 / ε = 10 table: every row's privacy is what it says, W_δ never exceeds the exact W,
     and the noise, the threshold and the RMSE follow W and ε."""
-    from opendp_graph.experiments.pufferfish_usefulness import COLUMNS, usefulness_rows
+    from reproductions.pufferfish_usefulness import COLUMNS, usefulness_rows
 
     g = dpg.datasets.synthetic_labeled_graph(3000, num_properties=20, seed=3).graph
     rows = usefulness_rows(g, c=20, trials=2)

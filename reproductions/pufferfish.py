@@ -1,6 +1,6 @@
 """Reproduce Tables 1–3 of Shafieinejad et al. (paper 001 §4.4, §5.1) on our Enron graph.
 
-``opendp-graph reproduce pufferfish [--data ../shared/data/enron-perry-wolfe] [--out DIR] [--quick]``
+``python -m reproductions pufferfish [--data ../shared/data/enron-perry-wolfe] [--out DIR] [--quick]``
 (without ``--data`` the ``enron-perry-wolfe`` data set is resolved by
 :func:`opendp_graph.datasets.data_path`)
 
@@ -91,8 +91,10 @@ from typing import Any
 
 import numpy as np
 
-from ..core._progress import resolve_progress
-from ._command import ArgumentParser, can_plot, output_folder, positive_floats, positive_int, print_written, summary
+from opendp_graph._cli_args import ArgumentParser, positive_floats, positive_int, print_written
+from opendp_graph.core._progress import resolve_progress
+
+from ._command import can_plot, output_folder, summary
 
 __all__ = ["main", "run"]
 
@@ -371,7 +373,7 @@ def _figures(result: dict, out: Path) -> list[Path]:
 
 
 def _parser() -> ArgumentParser:
-    parser = ArgumentParser(prog="opendp-graph reproduce pufferfish", description=summary(__doc__))
+    parser = ArgumentParser(prog="python -m reproductions pufferfish", description=summary(__doc__))
     parser.add_argument(
         "--data",
         default=None,
@@ -411,7 +413,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     out = output_folder(parser, args.out)
-    from ..datasets._resolve import data_path
+    from opendp_graph.datasets._resolve import data_path
 
     try:
         data = data_path("enron-perry-wolfe", args.data)

@@ -1,6 +1,6 @@
 """The most frequent subject words of Enron's e-mails at ε = 1: can a release find the top 20?
 
-``opendp-graph reproduce top_words [--trials 30] [--out DIR]`` (issue 16). Every choice is
+``python -m reproductions top_words [--trials 30] [--out DIR]`` (issue 16). Every choice is
 public: the messages sent before 2001 play an earlier, published snapshot
 (``load_enron(end="2001-01-01", bigrams=False)``: 805 edges, 5,162 words), and the release is
 about the 2001–2002 e-mails (``load_enron(start="2001-01-01", bigrams=False)``: 1,626 edges,
@@ -54,13 +54,15 @@ from typing import Any
 import numpy as np
 import opendp.prelude as dp
 
-from .. import edge_distance, graph_domain, pufferfish_distance
-from ..core.graph import Graph
-from ..datasets import load_enron
-from ..measurements.threshold import calibrate_laplace_threshold, make_corrected_laplace_threshold
-from ..pufferfish import BinomialModel, GlobalModel
-from ..transformations.labels import label_count_map, label_counts, then_label_count_map, then_label_counts
-from ._command import ArgumentParser, output_folder, positive_float, positive_int, print_written, summary
+from opendp_graph import edge_distance, graph_domain, pufferfish_distance
+from opendp_graph._cli_args import ArgumentParser, positive_float, positive_int, print_written
+from opendp_graph.core.graph import Graph
+from opendp_graph.datasets import load_enron
+from opendp_graph.measurements.threshold import calibrate_laplace_threshold, make_corrected_laplace_threshold
+from opendp_graph.pufferfish import BinomialModel, GlobalModel
+from opendp_graph.transformations.labels import label_count_map, label_counts, then_label_count_map, then_label_counts
+
+from ._command import output_folder, summary
 
 __all__ = ["top_words_rows", "main"]
 
@@ -263,7 +265,7 @@ def _table(rows) -> str:
 
 
 def _parser() -> ArgumentParser:
-    parser = ArgumentParser(prog="opendp-graph reproduce top_words", description=summary(__doc__))
+    parser = ArgumentParser(prog="python -m reproductions top_words", description=summary(__doc__))
     parser.add_argument("--out", default=None, help="folder for top_words.md (made if missing)")
     parser.add_argument("--trials", type=positive_int, default=30, help="noise draws per release, >= 1 (default 30)")
     parser.add_argument("--epsilon", type=positive_float, default=1.0, help="ε of each release, > 0 (default 1.0)")

@@ -1,28 +1,25 @@
-"""What the ``opendp-graph`` commands share: one-line argument errors, numeric options checked as
-they are parsed, the output folder made before the work starts, and the list of files written."""
+"""What the ``opendp-graph`` command shares with the reproductions (``python -m reproductions``, in
+the repository beside the package): one-line argument errors, numeric options checked as they are
+parsed, and the list of files written. The command itself takes two of the option types; the
+others are the reproductions', kept beside them because all check their text the same way."""
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import math
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
 __all__ = [
     "ArgumentParser",
-    "can_plot",
     "int_at_least",
     "nonnegative_int",
-    "output_folder",
     "positive_float",
     "positive_floats",
     "positive_int",
     "print_written",
     "probability",
-    "summary",
 ]
 
 
@@ -32,11 +29,6 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message}\n")
-
-
-def summary(doc: str | None) -> str:
-    """The first paragraph of a docstring, on one line (a command's description)."""
-    return " ".join((doc or "").split("\n\n")[0].split())
 
 
 def int_at_least(minimum: int, what: str | None = None) -> Callable[[str], int]:
@@ -85,28 +77,6 @@ def positive_floats(text: str) -> tuple[float, ...]:
     if not all(parts):
         raise argparse.ArgumentTypeError(f"must be comma-separated positive finite numbers, got {text!r}")
     return tuple(_real(p, "comma-separated positive finite numbers", lambda v: 0 < v < math.inf) for p in parts)
-
-
-def output_folder(parser: argparse.ArgumentParser, value: str | None) -> Path | None:
-    """``--out``: the folder, made now, so that a bad path fails before a long run, not after."""
-    if value is None:
-        return None
-    folder = Path(value)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        parser.error(f"argument --out: cannot make the folder {value!r}: {error.strerror or error}")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        parser.error(f"argument --out: cannot write into {value!r}")
-    return folder
-
-
-def can_plot() -> bool:
-    """True if matplotlib (the ``plot`` extra) is installed; else says that no figure is drawn."""
-    if importlib.util.find_spec("matplotlib") is not None:
-        return True
-    print("no figures: matplotlib is not installed (pip install 'opendp-graph[plot]')")
-    return False
 
 
 def print_written(paths: Sequence[Path]) -> None:

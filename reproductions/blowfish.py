@@ -1,7 +1,7 @@
 """Reproduction of Nassar et al., *VIP Blowfish Privacy in Communication Graphs*, §4, on the
 Deezer friendship graphs of Hungary (HU) and Romania (RO).
 
-``opendp-graph reproduce blowfish [--data <folder>] [--out DIR] [--quick] [--countries HU,RO]``
+``python -m reproductions blowfish [--data <folder>] [--out DIR] [--quick] [--countries HU,RO]``
 (without ``--data`` the ``deezer`` data set is resolved by :func:`opendp_graph.datasets.data_path`)
 
 1. **MSE of the complete and cumulative degree histograms** (§4.1–4.2, Figures 6–7) under the
@@ -46,7 +46,7 @@ above 112 would be clamped into the last bin), so the releases do not depend on 
 * HR (Croatia) is not available, so only HU and RO are reproduced; the paper gives its results
   as plots only, so we compare with its closed forms rather than with read-off numbers.
 
-**Measured** (full run, ``opendp-graph reproduce blowfish --data ../shared/data/deezer``, about
+**Measured** (full run, ``python -m reproductions blowfish --data ../shared/data/deezer``, about
 20 s on 2 cores; numpy seed 2021 for the simulated neighbours and VIP sets):
 
 * Part 1: all 80 measured MSEs (2 countries × 4 settings × 10 ε) lie within 0.85–1.17 × the
@@ -78,19 +78,21 @@ from pathlib import Path
 import numpy as np
 import opendp.prelude as dp
 
-from ..blowfish import BlowfishPolicy, blowfish_distance, standard_degree_histogram
-from ..blowfish.queries import then_standard_degree_histogram
-from ..core._progress import resolve_progress
-from ..core.domains import graph_domain
-from ..datasets._resolve import DataIntegrityError, DataUnavailableError, data_path
-from ..datasets.deezer import load_deezer
-from ..transformations import (
+from opendp_graph._cli_args import ArgumentParser, print_written
+from opendp_graph.blowfish import BlowfishPolicy, blowfish_distance, standard_degree_histogram
+from opendp_graph.blowfish.queries import then_standard_degree_histogram
+from opendp_graph.core._progress import resolve_progress
+from opendp_graph.core.domains import graph_domain
+from opendp_graph.datasets._resolve import DataIntegrityError, DataUnavailableError, data_path
+from opendp_graph.datasets.deezer import load_deezer
+from opendp_graph.transformations import (
     cumulative_degree_histogram,
     degree_histogram,
     then_cumulative_degree_histogram,
     then_degree_histogram,
 )
-from ._command import ArgumentParser, can_plot, output_folder, print_written, summary
+
+from ._command import can_plot, output_folder, summary
 
 __all__ = ["main", "mse_experiment", "sensitivity_simulation", "extrapolation_experiment", "discrete_laplace_variance"]
 
@@ -352,7 +354,7 @@ def _countries(text: str) -> list[str]:
 
 
 def _parser() -> ArgumentParser:
-    parser = ArgumentParser(prog="opendp-graph reproduce blowfish", description=summary(__doc__))
+    parser = ArgumentParser(prog="python -m reproductions blowfish", description=summary(__doc__))
     parser.add_argument(
         "--data",
         default=None,

@@ -28,10 +28,10 @@ from typing import Any
 import numpy as np
 import opendp.prelude as dp
 
-from .. import graph_domain, pufferfish_distance, then_label_count_map, then_label_counts
-from ..measurements.threshold import calibrate_laplace_threshold, make_corrected_laplace_threshold
-from ..pufferfish import EdgeLevelModel, MarkovQuiltModel, fit_all, make_pufferfish_approximate
-from ..transformations.labels import label_count_map, label_counts
+from opendp_graph import graph_domain, pufferfish_distance, then_label_count_map, then_label_counts
+from opendp_graph.measurements.threshold import calibrate_laplace_threshold, make_corrected_laplace_threshold
+from opendp_graph.pufferfish import EdgeLevelModel, MarkovQuiltModel, fit_all, make_pufferfish_approximate
+from opendp_graph.transformations.labels import label_count_map, label_counts
 
 __all__ = ["usefulness_rows", "COLUMNS"]
 

@@ -1,6 +1,6 @@
 """Hehir, Niu & Slavković, Example 1 (the two queens), audited: what edge DP does not hide.
 
-``opendp-graph reproduce interpret [--out DIR] [--quick] [--samples N] [--seed S] [--epsilon E] [-a A] [-b B]``
+``python -m reproductions interpret [--out DIR] [--quick] [--samples N] [--seed S] [--epsilon E] [-a A] [-b B]``
 
 A hive of ``n`` insects; nodes 0 and 1 are the queens.  If the queens cooperate, every other
 pair cooperates independently with probability ``a`` (default 0.6), otherwise with probability
@@ -17,7 +17,8 @@ For each hive size ``n`` the table reports, for the queens' edge secret
   log-ratio, :func:`opendp_graph.verify.laplace_privacy_loss`, on the exact Binomial count
   distributions), ``audit_eps`` = the auditor's 95 %-confidence lower bound
   (:func:`opendp_graph.verify.empirical_epsilon`), and ``attack_acc`` = the exact accuracy of the
-  paper's test ``1{d̃ > (a+b)/2}`` with a fair prior on the queens' edge (→ 1 as ``n`` grows);
+  paper's test ``1{d̃ > (a+b)/2}`` with a fair prior on the queens' edge (→ 1 as ``n`` grows;
+  :func:`opendp_graph.interpret.attack_accuracy`);
 * **Pufferfish–Wasserstein** (Song, Wang & Chaudhuri 2017, Theorem 3.2): ``W = W∞(count | no edge,
   count | edge)`` computed exactly by :func:`opendp_graph.pufferfish.w_infinity`, released with
   OpenDP's Laplace at scale ``W/ε``; its exact loss and audited lower bound, which stay ≤ ε.
@@ -54,41 +55,22 @@ below ``e/(1+e) ≈ 0.731``, the most any test can reach under 1-Pufferfish with
 from __future__ import annotations
 
 import csv
-import math
 import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import opendp.prelude as dp
 
-from ..core._progress import resolve_progress
-from ..interpret import queens_alpha, queens_count_distributions
-from ..verify import empirical_epsilon, laplace_privacy_loss
-from ._command import ArgumentParser, can_plot, int_at_least, nonnegative_int, output_folder, positive_float, print_written, probability, summary
+from opendp_graph._cli_args import ArgumentParser, int_at_least, nonnegative_int, positive_float, print_written, probability
+from opendp_graph.core._progress import resolve_progress
+from opendp_graph.interpret import attack_accuracy, queens_alpha, queens_count_distributions
+from opendp_graph.verify import empirical_epsilon, laplace_privacy_loss
 
-__all__ = ["main", "run", "attack_accuracy"]
+from ._command import can_plot, output_folder, summary
+
+__all__ = ["main", "run"]
 
 SEED = 2024
-
-
-def _discrete_laplace_cdf(x: np.ndarray, scale: float) -> np.ndarray:
-    """``P(Z ≤ x)`` for OpenDP's discrete Laplace ``P(Z = k) ∝ exp(−|k|/scale)`` at integer ``x``."""
-    q = math.exp(-1.0 / scale)
-    x = np.asarray(x, dtype=float)
-    upper = q ** (np.maximum(x, -1) + 1) / (1 + q)  # P(Z ≥ x + 1) for x ≥ -1
-    lower = q ** (-np.minimum(x, 0)) / (1 + q)  # P(Z ≤ x) for x ≤ 0
-    return np.where(x >= 0, 1.0 - upper, lower)
-
-
-def attack_accuracy(n: int, a: float, b: float, scale: float) -> float:
-    """Exact accuracy of ``1{d̃ > (a+b)/2}`` for the queens' edge (fair prior), discrete Laplace noise."""
-    counts, p0, p1 = queens_count_distributions(n, a, b)
-    cut = (a + b) / 2 * (n * (n - 1) // 2)  # on the count scale
-    # released count R = c + Z > cut  <=>  Z > cut - c  <=>  Z ≥ floor(cut - c) + 1
-    thr = np.floor(cut - counts)
-    p_above = 1.0 - _discrete_laplace_cdf(thr, scale)
-    return 0.5 * float((p1 * p_above).sum()) + 0.5 * float((p0 * (1.0 - p_above)).sum())
 
 
 def _count_audit(n: int, a: float, b: float, scale: float, samples: int, seed: int) -> float:
@@ -110,7 +92,7 @@ def _count_audit(n: int, a: float, b: float, scale: float, samples: int, seed: i
 def run(sizes, *, a: float = 0.6, b: float = 0.3, epsilon: float = 1.0, samples: int = 20_000, seed: int = SEED, progress: Any = None) -> list[dict]:
     """One row per hive size (see the module docstring for the columns). ``progress``: reported
     after each hive size (:mod:`opendp_graph.core._progress`)."""
-    from ..pufferfish import w_infinity
+    from opendp_graph.pufferfish import w_infinity
 
     sizes = list(sizes)
     report = resolve_progress(progress, label="two queens")
@@ -170,7 +152,7 @@ def _plot(rows: list[dict], path: Path) -> None:
 
 
 def _parser() -> ArgumentParser:
-    parser = ArgumentParser(prog="opendp-graph reproduce interpret", description=summary(__doc__))
+    parser = ArgumentParser(prog="python -m reproductions interpret", description=summary(__doc__))
     parser.add_argument("--out", default=None, help="folder for queens.csv and queens.png (made if missing)")
     parser.add_argument("--quick", action="store_true", help="three hive sizes, 4 000 samples (for tests)")
     parser.add_argument(
