@@ -55,12 +55,11 @@ def register_with_context() -> None:
 
 
 # ------------------------------------------------------------------------- the privacy loss
-def _loss_value(name: str, value: Any) -> float:
+def _loss_value(name: str, value: Any) -> None:
     if isinstance(value, bool) or not isinstance(value, Real):
         raise TypeError(f"the privacy loss's {name} must be a real number, got {type(value).__name__} {value!r}")
     if math.isnan(value) or value < 0:
         raise ValueError(f"the privacy loss's {name} must be a non-negative number, got {value!r}")
-    return value
 
 
 def check_privacy_loss(privacy_loss: Any) -> tuple[Any, Any]:

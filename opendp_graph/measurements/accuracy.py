@@ -98,7 +98,8 @@ def _check_alpha(alpha: Any) -> float:
     return value
 
 
-def _check_real(name: str, value: Any) -> float:
+def _check_real(name: str, value: Any) -> Any:
+    # Any: the value itself, a real number of any type (a Fraction stays exact; the numbers ABCs have no static types)
     if isinstance(value, bool) or not isinstance(value, Real):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
     if math.isnan(value):

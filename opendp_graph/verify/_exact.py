@@ -194,7 +194,7 @@ class GraphDistribution:
 def _check_nodes(n: Any) -> int:
     if isinstance(n, bool) or not isinstance(n, Integral):
         raise TypeError(f"num_nodes must be an integer, got {n!r}")
-    if not 2 <= n <= MAX_ENUMERATED_NODES:
+    if not 2 <= int(n) <= MAX_ENUMERATED_NODES:
         raise ValueError(f"exact enumeration needs 2 <= num_nodes <= {MAX_ENUMERATED_NODES}, got {n}")
     return int(n)
 

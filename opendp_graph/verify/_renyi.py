@@ -141,7 +141,7 @@ def _orders(alphas: Any) -> tuple[float, ...]:
         alphas = [alphas]
     out = []
     for a in alphas:
-        if isinstance(a, bool) or not isinstance(a, Real) or not math.isfinite(a) or not a > 1:
+        if isinstance(a, bool) or not isinstance(a, Real) or not math.isfinite(a) or a <= 1:
             raise ValueError(f"every order α must be a finite number above 1, got {a!r}")
         out.append(float(a))
     if not out:
