@@ -473,7 +473,7 @@ _TOP_K = """
 """
 
 
-make_label_counts.__doc__ += (
+make_label_counts.__doc__ = (make_label_counts.__doc__ or "") + (
     _LABEL_GUARANTEE
     + _L2
     + _TOP_K
@@ -553,7 +553,7 @@ def make_label_count_map(
     return state_bias(counts, _cap_bias(contribution))
 
 
-make_label_count_map.__doc__ += _LABEL_GUARANTEE + _L2
+make_label_count_map.__doc__ = (make_label_count_map.__doc__ or "") + _LABEL_GUARANTEE + _L2
 
 
 then_label_count_map = then(make_label_count_map)
