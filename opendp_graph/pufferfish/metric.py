@@ -257,7 +257,7 @@ class PufferfishDistance(MetricDescriptor):
         diff = [i for i, (x, y) in enumerate(zip(a_sets, b_sets)) if x != y]
         if not diff:
             return False
-        props = set()
+        props: set[str] = set()
         for i in diff:
             props |= a_sets[i] ^ b_sets[i]
         if len(props) != 1:
