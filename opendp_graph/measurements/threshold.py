@@ -263,7 +263,7 @@ def _calibrate(then_threshold, noise: str, budget_name: str, count_map, d_in, bu
         threshold = lowest
     else:
         try:
-            threshold = dp.binary_search(delta_ok, bounds=(lowest, None), T=int)
+            threshold = dp.binary_search(delta_ok, bounds=(lowest, None), T=int)  # type: ignore[arg-type, assignment]  # OpenDP 0.16 types it for floats only (T=int searches ints)
         except ValueError:  # no threshold reaches it: OpenDP's map has a floor on δ
             raise ValueError(
                 f"no threshold gives delta <= {delta!r} at scale {scale!r}: OpenDP's map of the thresholded {noise} "
