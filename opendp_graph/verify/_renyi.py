@@ -548,6 +548,7 @@ def exact_renyi_divergence(
         raise TypeError("graph must be a labelled opendp_graph.Graph")
     if properties is None:
         properties = model.vocabulary if model.vocabulary is not None else graph.vocabulary
+        assert properties is not None  # the graph is labeled
     properties = list(properties)
     edge_list = range(graph.num_edges) if edges is None else list(edges)
     if not properties or not len(edge_list):
