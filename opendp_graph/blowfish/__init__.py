@@ -19,6 +19,8 @@
 6
 """
 
+import functools
+
 from . import rules
 from .metric import BlowfishDistance, blowfish_distance, changed_pairs
 from .policy import BlowfishPolicy
@@ -49,16 +51,14 @@ __all__ = [
 ]
 
 
+@functools.cache  # once per process
 def _register_with_context() -> None:
     """Make ``ctx.query().standard_degree_histogram(...)`` and ``.vip_standard_histogram(...)``
     available in OpenDP's Context API (``dp.register``, once per process)."""
     import opendp.prelude as dp
 
-    if getattr(_register_with_context, "done", False):
-        return
     dp.register(make_standard_degree_histogram)
     dp.register(make_vip_standard_histogram)
-    _register_with_context.done = True
 
 
 _register_with_context()

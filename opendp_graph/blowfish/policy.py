@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from numbers import Integral
-from typing import Any
+from typing import Any, cast
 
 from ..core._checks import integer_at_least
 
@@ -106,20 +106,21 @@ class BlowfishPolicy:
         n = None if self.num_nodes is None else integer_at_least("num_nodes", self.num_nodes, 0)
         object.__setattr__(self, "num_nodes", n)
         if self.secret_graph == "distance_threshold":
-            object.__setattr__(self, "theta", integer_at_least("theta", self.theta, 1))
-            if n is not None and self.theta > max(n - 1, 1):
-                raise ValueError(f"theta={self.theta} exceeds n - 1 = {n - 1} contacts: use BlowfishPolicy.full(...) instead")
+            theta = integer_at_least("theta", self.theta, 1)
+            object.__setattr__(self, "theta", theta)
+            if n is not None and theta > max(n - 1, 1):
+                raise ValueError(f"theta={theta} exceeds n - 1 = {n - 1} contacts: use BlowfishPolicy.full(...) instead")
         elif self.theta is not None:
             raise ValueError(f"theta only applies to the distance_threshold secret graph, not {self.secret_graph!r}")
         if self.secret_graph == "partitioned":
             cells = self.partition
             if cells is None or isinstance(cells, (str, bytes)) or not isinstance(cells, Iterable):
                 raise TypeError("partition must be a collection of cells, each a collection of node indices")
-            cells = [_people(c, "partition cells") for c in cells]
-            if not cells or any(not c for c in cells):
+            checked = [_people(c, "partition cells") for c in cells]
+            if not checked or any(not c for c in checked):
                 raise ValueError("partition must have at least one cell and no empty cell")
             seen: set[int] = set()
-            for c in cells:
+            for c in checked:
                 overlap = seen.intersection(c)
                 if overlap:
                     raise ValueError(f"partition cells overlap (person {min(overlap)} is in two cells)")
@@ -133,7 +134,7 @@ class BlowfishPolicy:
                 object.__setattr__(self, "num_nodes", n)
             elif n != total:
                 raise ValueError(f"partition covers {total} people but num_nodes is {n}")
-            object.__setattr__(self, "partition", tuple(sorted(cells)))
+            object.__setattr__(self, "partition", tuple(sorted(checked)))
         elif self.partition is not None:
             raise ValueError(f"partition only applies to the partitioned secret graph, not {self.secret_graph!r}")
         if self.vip is not None:
@@ -145,29 +146,31 @@ class BlowfishPolicy:
             object.__setattr__(self, "vip", vip)
 
     # ------------------------------------------------------------------ constructors
+    # vip and partition may be any iterables: __post_init__ checks them and stores the sorted tuples that
+    # the fields' annotations name, so the class methods pass them on as given (cast(Any, ...))
     @classmethod
     def attribute(cls, vip: Iterable[int] | None = None, *, num_nodes: int | None = None) -> BlowfishPolicy:
         """Protected people cannot be told apart from themselves with one contact more or less
         (``S^attr_pairs``). With ``vip=None`` this is edge-level DP (Theorem 1)."""
-        return cls("attribute", vip=vip, num_nodes=num_nodes)
+        return cls("attribute", vip=cast(Any, vip), num_nodes=num_nodes)
 
     @classmethod
     def full(cls, vip: Iterable[int] | None = None, *, num_nodes: int | None = None) -> BlowfishPolicy:
         """Protected people's whole ego networks are secret (``S^full_pairs``). With
         ``vip=None`` this is (bounded, rewiring) node-level DP."""
-        return cls("full", vip=vip, num_nodes=num_nodes)
+        return cls("full", vip=cast(Any, vip), num_nodes=num_nodes)
 
     @classmethod
     def partitioned(cls, partition: Iterable[Iterable[int]], vip: Iterable[int] | None = None) -> BlowfishPolicy:
         """Protected people's contacts inside any one cell of the public ``partition`` of the
         people are secret (which and how many), but not changes spanning two cells at once."""
-        return cls("partitioned", vip=vip, partition=partition)
+        return cls("partitioned", vip=cast(Any, vip), partition=cast(Any, partition))
 
     @classmethod
     def distance_threshold(cls, theta: int, vip: Iterable[int] | None = None, *, num_nodes: int | None = None) -> BlowfishPolicy:
         """Protected people's ego networks are secret up to ``theta`` contacts changed at once
         (Hamming distance ``≤ θ``, ``S^{d,θ}_pairs``); ``θ = 1`` is :meth:`attribute`."""
-        return cls("distance_threshold", vip=vip, theta=theta, num_nodes=num_nodes)
+        return cls("distance_threshold", vip=cast(Any, vip), theta=theta, num_nodes=num_nodes)
 
     # ------------------------------------------------------------------ queries on the policy
     def is_protected(self, person: int) -> bool:
@@ -201,6 +204,7 @@ class BlowfishPolicy:
         if self.secret_graph == "attribute":
             return len(contacts)
         if self.secret_graph == "distance_threshold":
+            assert self.theta is not None  # __post_init__: a distance_threshold policy has its theta
             return -(-len(contacts) // self.theta)
         return len({self.cell_of(c) for c in contacts})
 
@@ -216,6 +220,7 @@ class BlowfishPolicy:
                 return 0
             return 1
         if self.secret_graph == "partitioned":
+            assert self.partition is not None and self.num_nodes is not None  # __post_init__: a partitioned policy has both
             protected = frozenset(range(self.num_nodes)) if self.vip is None else self._vip_set
             best = 0
             for cell in self.partition:
@@ -229,6 +234,7 @@ class BlowfishPolicy:
             pool = n - 1 if among_set is None else len(among_set)
         if self.secret_graph == "full":
             return pool
+        assert self.theta is not None  # __post_init__: the last secret graph, distance_threshold, has its theta
         return self.theta if pool is None else min(self.theta, pool)
 
     def __str__(self) -> str:

@@ -61,6 +61,13 @@ def _min(*values: int | None) -> int | None:
     return min(known) if known else None
 
 
+def _bound(*values: int | None) -> int:
+    """``_min`` of bounds one of which is known: the rule raised ``_unbounded`` when none is."""
+    known = _min(*values)
+    assert known is not None, "a rule combines only bounds one of which is known"
+    return known
+
+
 def _times(a: int | None, k: int) -> int | None:
     return None if a is None else a * k
 
@@ -127,7 +134,7 @@ def degree_histogram_rule(domain, metric, bins):
     per_step = _min(None if s is None else min(1 + s, 2 * s), _times(D, 2))
     if per_step is None and n is None:
         raise _unbounded("degree_histogram", ctx)
-    return lambda d_in: 2 * _min(n, _times(per_step, integer_d_in(d_in)))
+    return lambda d_in: 2 * _bound(n, _times(per_step, integer_d_in(d_in)))
 
 
 @stability_rule(make_cumulative_degree_histogram, BlowfishDistance)
@@ -153,7 +160,7 @@ def cumulative_histogram_rule(domain, metric, bins):
     ctx = policy_context(domain, metric, "cumulative_degree_histogram")
     s, D, n = ctx["s"], ctx["D"], ctx["n"]
     spread = _min(s, _times(D, 2))
-    a = None if spread is None else _min(bins, D, s) + spread
+    a = None if spread is None else _bound(bins, D, s) + spread
     c = _times(_min(D, s), 2)
     per_step = _min(a, c)
     cap = None if n is None else n * bins
@@ -208,7 +215,7 @@ def triangle_count_rule(domain, metric):
         raise _unbounded("triangle_count", ctx)
     t = _min(_sub(D, 1), _sub(n, 2))
     cap = _min(D, _sub(n, 1))
-    per_step = _min(_times(t, _min(s, D)), comb(cap, 2))
+    per_step = _bound(_times(t, _bound(s, D)), comb(_bound(cap), 2))  # D or n is known, and s is when n is
     return lambda d_in: integer_d_in(d_in) * per_step
 
 
@@ -273,7 +280,7 @@ def standard_histogram_rule(domain, metric, bins, vip):
     n_std = _standard_count(n, vip)
     if per_step is None and n_std is None:
         raise _unbounded("standard_degree_histogram", ctx)
-    return lambda d_in: 2 * _min(n_std, _times(per_step, integer_d_in(d_in)))
+    return lambda d_in: 2 * _bound(n_std, _times(per_step, integer_d_in(d_in)))
 
 
 @stability_rule(make_vip_standard_histogram, BlowfishDistance)
@@ -300,7 +307,7 @@ def _standard_histogram_edge(domain, metric, bins, vip):
     """Edge distance: ``2·min(n_std, 2d)``: an edge changes at most two standard degrees (tight:
     an edge between two isolated standard vertices)."""
     n_std = _standard_count(domain.num_nodes, vip)
-    return lambda d_in: 2 * _min(n_std, 2 * integer_d_in(d_in))
+    return lambda d_in: 2 * _bound(n_std, 2 * integer_d_in(d_in))
 
 
 @stability_rule(make_vip_standard_histogram, EdgeDistance)
@@ -310,4 +317,4 @@ def _vip_standard_edge(domain, metric, bins, vip, side):
     if side == "vip":
         return lambda d_in: 2 * min(integer_d_in(d_in), len(vip))
     n_std = _standard_count(domain.num_nodes, vip)
-    return lambda d_in: 2 * _min(n_std, integer_d_in(d_in))
+    return lambda d_in: 2 * _bound(n_std, integer_d_in(d_in))

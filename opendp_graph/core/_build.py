@@ -33,7 +33,7 @@ def _check_num_nodes(num_nodes: Any) -> int:
         raise TypeError(f"num_nodes must be a non-negative integer, got {num_nodes!r} ({type(num_nodes).__name__})")
     if num_nodes < 0:
         raise ValueError(f"num_nodes must be a non-negative integer, got {num_nodes}")
-    if num_nodes > MAX_NUM_NODES:
+    if int(num_nodes) > MAX_NUM_NODES:  # int(): the numbers ABC promises only < and <=
         raise ValueError(
             f"num_nodes is {num_nodes}, above the largest supported node count {MAX_NUM_NODES} (edge keys src * num_nodes + dst must fit in int64)"
         )

@@ -21,7 +21,7 @@ __all__ = [
 ]
 
 
-def float_at_most(value: Real) -> float:
+def float_at_most(value: float | Real) -> float:
     """The largest float not above the real number ``value``: a privacy parameter (a ``Fraction``,
     a wide integer, a numpy number) as a float that never claims more than was asked.
 
@@ -79,12 +79,14 @@ def positive_finite(name: str, value: Any) -> float:
     ...
     ValueError: epsilon must be a positive finite number, got nan
     """
+    result = None
     try:
-        finite = not isinstance(value, bool) and isinstance(value, Real) and math.isfinite(value) and value > 0
-        result = float(value) if finite else None
+        # `not value <= 0`: the numbers ABC promises only < and <= (and value is finite here)
+        if not isinstance(value, bool) and isinstance(value, Real) and math.isfinite(value) and not value <= 0:
+            result = float(value)
     except OverflowError:  # an integer beyond the floats
-        finite = False
-    if not finite:
+        pass
+    if result is None:
         raise ValueError(f"{name} must be a positive finite number, got {value!r}")
     return result
 
@@ -128,7 +130,8 @@ def open_probability(name: str, value: Any) -> float:
     ...
     ValueError: beta must be in (0, 1), got 1.0
     """
-    if isinstance(value, bool) or not isinstance(value, Real) or not 0 < value < 1:
+    # not 0 < value < 1, with value on the left (the numbers ABC promises only < and <=; NaN is refused)
+    if isinstance(value, bool) or not isinstance(value, Real) or value <= 0 or not value < 1:
         raise ValueError(f"{name} must be in (0, 1), got {value!r}")
     result = float_at_most(value)  # a Fraction just below 1e-6 (or 1) must not become it (red team)
     if not 0 < result < 1:

@@ -35,9 +35,10 @@ def frozen(why: str = "") -> Callable[[C], C]:
         raise FrozenInstanceError(f"{type(self).__name__} is immutable")
 
     def decorate(cls: C) -> C:
-        cls = dataclass(frozen=True, init=False, repr=False, eq=False)(cls)
-        cls.__setattr__ = refuse_assignment
-        cls.__delattr__ = refuse_deletion
-        return cls
+        # Any: the class's own __setattr__ and __delattr__ are replaced, which a type checker refuses on a class it knows
+        patched: Any = dataclass(frozen=True, init=False, repr=False, eq=False)(cls)
+        patched.__setattr__ = refuse_assignment
+        patched.__delattr__ = refuse_deletion
+        return patched
 
     return decorate

@@ -51,7 +51,9 @@ class GraphDomain:
         if self.max_degree is not None and value.max_degree > self.max_degree:
             return f"the graph violates the domain's max_degree={self.max_degree}"
         if self.max_labels_per_edge is not None and value.num_edges:
-            if int(np.diff(value.labels.indptr).max()) > self.max_labels_per_edge:
+            labels = value.labels
+            assert labels is not None  # max_labels_per_edge needs a labeled domain (__post_init__), and the graph matches it (above)
+            if int(np.diff(labels.indptr).max()) > self.max_labels_per_edge:
                 return f"the graph violates the domain's max_labels_per_edge={self.max_labels_per_edge}"
         return None
 

@@ -404,7 +404,7 @@ class Graph:
                     raise KeyError(f"no node named {name!r} in this graph")
                 out.append(index[name])
             else:
-                if isinstance(name, bool) or not isinstance(name, Integral) or not 0 <= name < self._num_nodes:
+                if isinstance(name, bool) or not isinstance(name, Integral) or not 0 <= int(name) < self._num_nodes:
                     raise KeyError(f"no node {name!r} in this graph (it has no node names: nodes are 0..{self._num_nodes - 1})")
                 out.append(int(name))
         return tuple(out)
@@ -412,10 +412,12 @@ class Graph:
     @property
     def degrees(self) -> np.ndarray:
         """Degree of every node (read-only ``int64`` array of length ``num_nodes``)."""
-        if self._degrees is None:
+        degrees = self._degrees
+        if degrees is None:
             deg = np.bincount(self._src, minlength=self._num_nodes) + np.bincount(self._dst, minlength=self._num_nodes)
-            object.__setattr__(self, "_degrees", _readonly(deg.astype(np.int64)))
-        return self._degrees
+            degrees = _readonly(deg.astype(np.int64))
+            object.__setattr__(self, "_degrees", degrees)
+        return degrees
 
     @property
     def max_degree(self) -> int:
@@ -446,10 +448,12 @@ class Graph:
     @property
     def edge_keys(self) -> np.ndarray:
         """Sorted ``int64`` key ``src * n + dst`` of every edge; used for fast set algebra on edges."""
-        if self._keys is None:
+        keys = self._keys
+        if keys is None:
             n = np.int64(max(self._num_nodes, 1))
-            object.__setattr__(self, "_keys", _readonly(self._src * n + self._dst))
-        return self._keys
+            keys = _readonly(self._src * n + self._dst)
+            object.__setattr__(self, "_keys", keys)
+        return keys
 
     def edge_index(self, u: int, v: int) -> int:
         """Position of edge ``{u, v}`` (node indices) in :attr:`edges`; ``KeyError`` if absent
@@ -479,6 +483,7 @@ class Graph:
         """The labels of edge ``{u, v}`` (node indices)."""
         if self._labels is None:
             raise ValueError("graph is unlabeled")
+        assert self._vocabulary is not None  # a labeled graph has its vocabulary (every _from_canonical with labels passes one)
         i = self.edge_index(u, v)
         row = self._labels.indices[self._labels.indptr[i] : self._labels.indptr[i + 1]]
         return frozenset(self._vocabulary[j] for j in row)
@@ -487,6 +492,7 @@ class Graph:
         """Labels of every edge, in edge order (plain Python; for tests and small graphs)."""
         if self._labels is None:
             raise ValueError("graph is unlabeled")
+        assert self._vocabulary is not None  # a labeled graph has its vocabulary (every _from_canonical with labels passes one)
         ind, ptr, vocab = self._labels.indices, self._labels.indptr, self._vocabulary
         return [frozenset(vocab[j] for j in ind[ptr[i] : ptr[i + 1]]) for i in range(self.num_edges)]
 
@@ -510,8 +516,7 @@ class Graph:
         labels on each edge under ``label_attr``."""
         import networkx as nx
 
-        names = self._node_ids if self._node_ids is not None else range(self._num_nodes)
-        names = list(names)
+        names = list(self._node_ids if self._node_ids is not None else range(self._num_nodes))
         out = nx.Graph()
         out.add_nodes_from(names)
         if self._labels is None:
@@ -556,10 +561,12 @@ class Graph:
         return self._labels is None or self.label_sets() == other.label_sets()
 
     def __hash__(self) -> int:
-        if self._hash is None:
+        value = self._hash
+        if value is None:
             labels = None if self._labels is None else tuple(self.label_sets())
-            object.__setattr__(self, "_hash", hash((self._num_nodes, self._node_ids, self.edge_keys.tobytes(), labels)))
-        return self._hash
+            value = hash((self._num_nodes, self._node_ids, self.edge_keys.tobytes(), labels))
+            object.__setattr__(self, "_hash", value)
+        return value
 
     def __repr__(self) -> str:
         return f"Graph(num_nodes={self._num_nodes}, num_edges={self.num_edges}, labeled={self.is_labeled})"

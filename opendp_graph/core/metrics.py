@@ -18,7 +18,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import opendp.prelude as dp
@@ -107,16 +107,24 @@ class MetricDescriptor:
     """The properties the label queries may read (a tuple), or ``None``: any. Read by the label
     queries and :func:`~opendp_graph.make_candidate_top_k`."""
 
-    one_edge_distance: float | None = None
-    """The distance of a change of one edge (graphs on the same nodes differing in one edge):
-    ``inf`` when some such change is not a finite distance (the metric does not protect edges),
-    ``None`` when unknown. Read by :func:`~opendp_graph.interpret.edge_secret_guarantee`."""
+    if TYPE_CHECKING:  # read-only: a descriptor overrides these with a class attribute or a property
 
-    release_wrapper: str | None = None
-    """The measurement every release under this metric must be wrapped in (its name, e.g. the
-    δ-relaxed Pufferfish metric's ``make_pufferfish_approximate``), or ``None``. Read by
-    :func:`~opendp_graph.context`, which refuses OpenDP's own noise on such a metric when the
-    query is written (the wrapped release goes through ``ctx(measurement)``)."""
+        @property
+        def one_edge_distance(self) -> float | None: ...
+        @property
+        def release_wrapper(self) -> str | None: ...
+
+    else:
+        one_edge_distance: float | None = None
+        """The distance of a change of one edge (graphs on the same nodes differing in one edge):
+        ``inf`` when some such change is not a finite distance (the metric does not protect edges),
+        ``None`` when unknown. Read by :func:`~opendp_graph.interpret.edge_secret_guarantee`."""
+
+        release_wrapper: str | None = None
+        """The measurement every release under this metric must be wrapped in (its name, e.g. the
+        δ-relaxed Pufferfish metric's ``make_pufferfish_approximate``), or ``None``. Read by
+        :func:`~opendp_graph.context`, which refuses OpenDP's own noise on such a metric when the
+        query is written (the wrapped release goes through ``ctx(measurement)``)."""
 
     missing_rule_hint: ClassVar[str | None] = None
     """What to do instead when a query has no rule under this metric (added to the rule table's

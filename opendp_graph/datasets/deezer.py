@@ -53,7 +53,7 @@ def load_deezer_genres(path=None, country: str | None = None, num_nodes: int | N
     n = num_nodes if num_nodes is not None else max(ids, default=-1) + 1
     if ids and max(ids) >= n:
         raise ValueError(f"{file.name} names a user outside 0..num_nodes-1 (num_nodes={n})")
-    out = [frozenset()] * n
+    out: list[frozenset[str]] = [frozenset()] * n
     for k, genres in ids.items():
         out[k] = frozenset(str(g) for g in genres)
     return out

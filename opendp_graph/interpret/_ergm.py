@@ -238,7 +238,7 @@ def change_statistics(graph: Graph, i: int, j: int, model: ERGM | None = None) -
             raise ValueError(f"nodes must be integers in 0..{n - 1}, got {v!r}")
     if i == j:
         raise ValueError("i and j must differ")
-    nbrs = [set(), set()]
+    nbrs: list[set[int]] = [set(), set()]
     for s, d in zip(graph.src.tolist(), graph.dst.tolist()):
         for side, node in enumerate((i, j)):
             if s == node:

@@ -27,7 +27,7 @@ import opendp.prelude as dp
 
 from ..core._checks import open_probability, positive_finite, positive_integer
 from ..measurements import zcdp_budget
-from ..measurements.accuracy import PartsAccuracy, accuracy, readable
+from ..measurements.accuracy import Accuracy, PartsAccuracy, SelectionAccuracy, accuracy, readable
 from ..pufferfish.metric import PufferfishDistance, make_pufferfish_approximate, pufferfish_distance
 
 __all__ = ["NoiseOption", "NoiseChoice", "choose_noise"]
@@ -61,7 +61,13 @@ class NoiseOption:
     def __str__(self) -> str:
         if self.refused is not None:
             return f"{self.route}: not available ({self.refused})"
+        assert self.scale is not None and self.half_width is not None and self.std is not None  # an available route's (_option)
         return f"{self.route}: scale {readable(self.scale)}, ±{readable(self.half_width)} per entry, std {readable(self.std)} — {self.guarantee}"
+
+
+def _half_width(option: NoiseOption) -> float:
+    assert option.half_width is not None  # an available route's (_option)
+    return option.half_width
 
 
 @dataclass(frozen=True)
@@ -79,7 +85,7 @@ class NoiseChoice:
         available = [o for o in self.options if o.refused is None]
         if not available:
             raise ValueError("no route applies: " + "; ".join(str(o) for o in self.options))
-        return min(available, key=lambda o: o.half_width)
+        return min(available, key=_half_width)
 
     @property
     def not_included(self) -> str | None:
@@ -139,6 +145,7 @@ def _option(route: str, release, account, d_in: int, d_out, alpha: float, share=
         acc = accuracy(release(scale), alpha)
         if isinstance(acc, PartsAccuracy):  # one part only here: a single query's noise
             acc = acc.worst
+        assert isinstance(acc, (Accuracy, SelectionAccuracy))  # one query's noise, not a choice among candidates
     except (ValueError, TypeError, dp.OpenDPException) as error:
         return NoiseOption(route, _ROUTES[route], refused=str(error).strip().splitlines()[-1][:300])
     return NoiseOption(

@@ -55,12 +55,11 @@ def register_with_context() -> None:
 
 
 # ------------------------------------------------------------------------- the privacy loss
-def _loss_value(name: str, value: Any) -> float:
+def _loss_value(name: str, value: Any) -> None:
     if isinstance(value, bool) or not isinstance(value, Real):
         raise TypeError(f"the privacy loss's {name} must be a real number, got {type(value).__name__} {value!r}")
     if math.isnan(value) or value < 0:
         raise ValueError(f"the privacy loss's {name} must be a non-negative number, got {value!r}")
-    return value
 
 
 def check_privacy_loss(privacy_loss: Any) -> tuple[Any, Any]:
@@ -295,6 +294,7 @@ def _refuse_mismatch(query: _GraphQuery, name: str) -> None:
     """Refuse, before OpenDP does (with ``No match for concrete type L1Distance<i64>``, or
     ``Unable to cast measure`` at release), a noise the query or the context cannot take,
     saying what to write instead. Reads public parameters only."""
+    assert query._context is not None  # a query of a _GraphContext (its query() and the queries built from it)
     descriptor = getattr(query._context.accountant.input_metric, "descriptor", None)
     wrapper = getattr(descriptor, "release_wrapper", None)
     if wrapper is not None and name not in _GRAPH_QUERIES:
@@ -402,6 +402,7 @@ class _GraphQuery(Query):
             if graph:
                 args, kwargs = _as_keywords(name, args, kwargs)
             query = make(*args, **kwargs)
+            assert isinstance(query, _GraphQuery)  # OpenDP's make returns self.new_with(...), a _GraphQuery
             if graph:
                 query._dpg_step = (name, args, kwargs, self._chain)
             return query
@@ -416,13 +417,16 @@ class _GraphQuery(Query):
         OpenDP 0.16's ``param()`` returns ``None`` (the conversion's wrapper does not keep it):
         the search is the one ``resolve()`` runs, and the conversion does not change the scale."""
         if isinstance(self._chain, PartialChain):
+            assert self._d_in is not None and self._d_out is not None  # as OpenDP's resolve() asserts
             fixed = self._chain.fix(self._d_in, self._d_out, self._output_measure, bounds=bounds, T=T)
             return getattr(fixed, "param", None)
         return super().param(allow_transformations=allow_transformations, bounds=bounds, T=T)
 
     def compositor(self, *args: Any, **kwargs: Any) -> _GraphQuery:
         query = super().compositor(*args, **kwargs)
+        assert isinstance(query, _GraphQuery)  # self.new_with(...) (OpenDP returns a PartialChain on a partial chain: "pragma: no cover")
         wrap = query._wrap_release
+        assert wrap is not None  # OpenDP's compositor wraps the release (into a Context)
         query._wrap_release = lambda queryable: _GraphContext._of(wrap(queryable))
         return query
 
@@ -434,7 +438,7 @@ class _GraphContext(dp.Context):
     def _of(cls, context: dp.Context) -> _GraphContext:
         return cls(
             accountant=context.accountant,
-            queryable=context.queryable,
+            queryable=context.queryable,  # type: ignore[arg-type]  # OpenDP 0.16 types the attribute wider than __init__ (an OdometerQueryable too)
             d_in=context.d_in,
             d_mids=context.d_mids,
             d_out=context.d_out,
@@ -442,7 +446,9 @@ class _GraphContext(dp.Context):
         )
 
     def query(self, **kwargs: Any) -> _GraphQuery:
-        return _GraphQuery._of(super().query(**kwargs))
+        query = super().query(**kwargs)
+        assert isinstance(query, Query)  # OpenDP makes a LazyFrameQuery only on a LazyFrame domain, and this is a graph's
+        return _GraphQuery._of(query)
 
 
 def context(

@@ -179,8 +179,12 @@ def laplace_at_each_cap(caps: tuple[float, ...], chain_at, d_in: int, epsilon: f
     releases = []
     for tau in caps:
         chain = chain_at(tau)
+
+        def noisy(s: float, c: dp.Transformation = chain) -> dp.Measurement:
+            return c >> dp.m.then_laplace(scale=s)
+
         try:
-            scale = dp.binary_search_param(lambda s, c=chain: c >> dp.m.then_laplace(scale=s), d_in=d_in, d_out=epsilon, T=float)
+            scale = dp.binary_search_param(noisy, d_in=d_in, d_out=epsilon, T=float)
         except Exception as error:  # OpenDP's search fails when no finite scale reaches so small a budget
             raise ValueError(f"no noise scale reaches ε = {epsilon!r} for the cap {tau:g}: raise ε or lower the caps") from error
         releases.append((chain >> dp.m.then_laplace(scale=scale), float(scale)))

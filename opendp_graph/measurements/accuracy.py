@@ -32,7 +32,7 @@ refused with a ``TypeError``: its error is not one noise scale.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from numbers import Integral, Real
 from statistics import NormalDist
@@ -98,7 +98,8 @@ def _check_alpha(alpha: Any) -> float:
     return value
 
 
-def _check_real(name: str, value: Any) -> float:
+def _check_real(name: str, value: Any) -> Any:
+    # Any: the value itself, a real number of any type (a Fraction stays exact; the numbers ABCs have no static types)
     if isinstance(value, bool) or not isinstance(value, Real):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
     if math.isnan(value):
@@ -662,7 +663,7 @@ def attach_parts_accuracy(measurement: dp.Measurement, parts: Any) -> dp.Measure
     return measurement
 
 
-def accuracy(measurement: dp.Measurement, alpha: float = 0.05) -> Accuracy | ChoiceAccuracy | PartsAccuracy:
+def accuracy(measurement: dp.Measurement, alpha: float = 0.05) -> Accuracy | ChoiceAccuracy | PartsAccuracy | SelectionAccuracy:
     """The accuracy of ``measurement``'s releases at significance level ``alpha``: each released
     entry is within ``± half_width`` of its true value with probability at least ``1 − alpha``
     (per entry, not simultaneously; see :class:`Accuracy`).
@@ -1042,6 +1043,7 @@ def summarize(releases: Any, alpha: float = 0.05):
         items = [("0", releases)]
     rows = []
     for name, item in items:
+        labelled: Sequence[tuple[str, Accuracy | SelectionAccuracy]]
         if _is_polars_release(item):
             labelled = _polars_accuracies(name, item, alpha)
         else:

@@ -557,8 +557,12 @@ def choose_bound_and_release(
         chain = release_chain(theta)
         if chain.map(d_in) == 0:
             raise ValueError(f"the {what} does not change under {input_metric} (the structure is public): it needs no noise")
+
+        def noisy(s: float, c: dp.Transformation = chain) -> dp.Measurement:
+            return c >> then_noise(scale=s)
+
         try:
-            scale = dp.binary_search_param(lambda s, c=chain: c >> then_noise(scale=s), d_in=d_in, d_out=eps_release)
+            scale = dp.binary_search_param(noisy, d_in=d_in, d_out=eps_release)
         except Exception as error:  # OpenDP's search fails when no finite scale reaches so small a budget
             raise ValueError(f"no noise scale reaches {eps_release!r} ({measure}) for θ = {theta}: {error}") from error
         releases[theta] = (chain >> then_noise(scale=scale), scale)

@@ -41,7 +41,7 @@ def _original(error: dp.OpenDPException) -> BaseException | None:
     if not (isinstance(kind, type) and issubclass(kind, Exception)):
         return None
     try:
-        out = kind(text)
+        out: Any = kind(text)  # Any: it is given the attribute opendp_trace below
     except Exception:  # an exception type whose constructor needs other arguments
         return None
     out.opendp_trace = message

@@ -52,7 +52,7 @@ def _one_lower(make, input_domain, input_metric, scale, threshold, k) -> dp.Meas
         raise TypeError(f"threshold must be an integer, got {threshold!r}")
     if isinstance(scale, bool) or not isinstance(scale, Real):
         raise TypeError(f"scale must be a real number, got {type(scale).__name__} {scale!r}")
-    if not 0 <= scale < math.inf:
+    if scale < 0 or not scale < math.inf:  # not 0 <= scale < inf (NaN fails), with scale on the left of the ABC's < and <=
         raise ValueError(f"scale must be non-negative and finite, got {scale!r}")
     release = make(input_domain, input_metric, scale=scale, threshold=threshold, k=k)
     accountant = make(input_domain, input_metric, scale=scale, threshold=threshold - 1, k=k)
@@ -263,7 +263,7 @@ def _calibrate(then_threshold, noise: str, budget_name: str, count_map, d_in, bu
         threshold = lowest
     else:
         try:
-            threshold = dp.binary_search(delta_ok, bounds=(lowest, None), T=int)
+            threshold = dp.binary_search(delta_ok, bounds=(lowest, None), T=int)  # type: ignore[arg-type, assignment]  # OpenDP 0.16 types it for floats only (T=int searches ints)
         except ValueError:  # no threshold reaches it: OpenDP's map has a floor on δ
             raise ValueError(
                 f"no threshold gives delta <= {delta!r} at scale {scale!r}: OpenDP's map of the thresholded {noise} "

@@ -264,7 +264,7 @@ class UnitContext(dp.Context):
             )
         super().__init__(
             accountant=context.accountant,
-            queryable=context.queryable,
+            queryable=context.queryable,  # type: ignore[arg-type]  # OpenDP 0.16 types the attribute wider than __init__ (an OdometerQueryable too)
             d_in=context.d_in,
             d_mids=context.d_mids,
             d_out=context.d_out,

@@ -320,7 +320,7 @@ def graph_from_polars(
         seen = pl.concat([lazy.select(ids[0].alias("_p")), lazy.select(ids[1].alias("_p"))]).drop_nulls().unique()
         people = _collect(seen.sort("_p"))["_p"].to_list()  # text: UTF-8 byte order = Python's code point order
     else:
-        people = list(nodes)  # type: ignore[arg-type]
+        people = list(nodes)
         if len(set(people)) != len(people):
             raise ValueError("nodes are not distinct")
     old, new = _person_codes(people, kind, schema[src])
@@ -453,11 +453,12 @@ def graph_to_polars(graph: Graph, *, src: str = "src", dst: str = "dst", labels:
     if len(set(names)) != len(names):
         raise ValueError(f"column names must be distinct, got {names}")
     a, b = graph.src, graph.dst
+    data: dict[str, Any]  # columns: Series, lists or arrays
     if node_ids and graph.node_ids is not None:
         ids = graph.node_ids
         try:
-            names = pl.Series(list(ids))  # keeps the ids' dtype, also for a graph without edges
-            data = {src: names.gather(a).rename(src), dst: names.gather(b).rename(dst)}
+            series = pl.Series(list(ids))  # keeps the ids' dtype, also for a graph without edges
+            data = {src: series.gather(a).rename(src), dst: series.gather(b).rename(dst)}
         except (TypeError, ValueError, pl.exceptions.PolarsError):  # ids of mixed types
             data = {src: [ids[i] for i in a.tolist()], dst: [ids[i] for i in b.tolist()]}
     else:

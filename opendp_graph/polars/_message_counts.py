@@ -248,7 +248,7 @@ def histogram_from_tails(noisy: Any, noise_scale: float | None = None) -> np.nda
     return fitted - np.append(fitted[1:], 0.0)
 
 
-def _count_space(size: int):
+def _count_space(size: int) -> tuple[dp.Domain, dp.Metric]:
     return dp.vector_domain(dp.atom_domain(T=dp.i64), size=size), dp.l1_distance(T=dp.i64)
 
 

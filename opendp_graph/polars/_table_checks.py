@@ -200,9 +200,10 @@ def _check_secrets_of_the_model(lazy: Any, src: str, dst: str, label: str, model
             positions = [index.get(v, -1) for v in values]
             ok = all(p >= 0 for p in positions)
         ends.append(np.asarray(positions, dtype=np.int64) if ok else None)
-    outside = ends[0] is None or ends[1] is None
-    if not outside and pairs.height:
-        lo, hi = np.minimum(*ends), np.maximum(*ends)
+    first, second = ends
+    outside = first is None or second is None
+    if first is not None and second is not None and pairs.height:  # not outside
+        lo, hi = np.minimum(first, second), np.maximum(first, second)
         keys = lo * np.int64(max(n, 1)) + hi
         outside = bool((lo == hi).any()) or not bool(np.isin(keys, structure.edge_keys).all())
     if outside:

@@ -170,6 +170,7 @@ class PrivacyUnit(ABC):
     max_messages: int | None
     """Declared public bound on rows per pair (edge units) or per person (person unit); ``1`` for
     a Pufferfish unit (one row per edge and label); ``None`` for an identifier unit."""
+    __dataclass_fields__: ClassVar[dict[str, Any]]  # every kind is a frozen dataclass (dataclasses.replace works on a unit)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> PrivacyUnit:
         if cls in (PrivacyUnit, _PairUnit, _OnePairUnit, _RowUnit):

@@ -108,6 +108,7 @@ def neighbourhood_stats(
         if not graph.is_labeled:
             raise ValueError("the correlation models need a labeled graph")
         labels = graph.labels  # canonical: a Graph keeps its labels sorted and merged
+        assert labels is not None  # the graph is labeled
     E = graph.num_edges
     P = labels.shape[1]
     src, dst = graph.src, graph.dst

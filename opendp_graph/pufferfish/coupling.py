@@ -77,7 +77,7 @@ def check_delta(delta: Any) -> float:
     """
     if isinstance(delta, bool) or not isinstance(delta, Real):
         raise TypeError(f"delta must be a number in [0, 1) (a probability), got {type(delta).__name__} {delta!r}")
-    if not (0 <= delta < 1):  # exact, before any rounding (false for NaN); a tiny negative Fraction too
+    if delta < 0 or not delta < 1:  # not 0 <= delta < 1: exact, before any rounding (NaN fails); a tiny negative Fraction too
         raise ValueError(f"delta must be a probability in [0, 1), got {delta!r}")
     return float_at_most(delta) + 0.0  # -0.0 -> 0.0
 

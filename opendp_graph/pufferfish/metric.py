@@ -257,7 +257,7 @@ class PufferfishDistance(MetricDescriptor):
         diff = [i for i, (x, y) in enumerate(zip(a_sets, b_sets)) if x != y]
         if not diff:
             return False
-        props = set()
+        props: set[str] = set()
         for i in diff:
             props |= a_sets[i] ^ b_sets[i]
         if len(props) != 1:
@@ -537,7 +537,7 @@ def _pufferfish_counts(domain, metric: PufferfishDistance, c):
     return lambda d_in: bound * integer_d_in(d_in)
 
 
-_pufferfish_counts.__doc__ += (
+_pufferfish_counts.__doc__ = (_pufferfish_counts.__doc__ or "") + (
     _ONE_FLIP
     + """
     **Tight** (the brute-force tests enumerate every flip of every labelling of small
@@ -600,7 +600,7 @@ def _pufferfish_map(domain, metric: PufferfishDistance, c):
     return stability
 
 
-_pufferfish_map.__doc__ += (
+_pufferfish_map.__doc__ = (_pufferfish_map.__doc__ or "") + (
     _ONE_FLIP
     + """
     **The map** (same notation). ℓ1 as for ``label_counts``. ℓ∞: ``a`` moves by ``x + y ≤ hi``

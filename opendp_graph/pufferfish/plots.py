@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from .models import CorrelationModel
+from .models import ConditionalModel, CorrelationModel
+from .models.base import WassersteinReport
 
 __all__ = ["plot_cdfs", "plot_bucket_table"]
 
@@ -51,13 +52,15 @@ def plot_cdfs(model: CorrelationModel, key: str | None = None, ax: Any = None, *
     return ax
 
 
-def _widest(report) -> str:
-    best, best_gap = None, -1
+def _widest(report: WassersteinReport) -> str:
+    best: str | None = None
+    best_gap = -1
     for k, (values, c0, c1) in report.cdfs.items():
         _, x0, x1 = _widest_gap(values, c0, c1)
         gap = abs(x1 - x0) if x0 is not None else 0
         if gap > best_gap:
             best, best_gap = k, gap
+    assert best is not None  # the caller refused a report without CDFs
     return best
 
 
@@ -74,7 +77,7 @@ def _widest_gap(values, cdf0, cdf1):
     return float(levels[i]), int(q0[i]), int(q1[i])
 
 
-def plot_bucket_table(model: CorrelationModel, ax: Any = None, *, value: str = "W_inf"):
+def plot_bucket_table(model: ConditionalModel, ax: Any = None, *, value: str = "W_inf"):
     """Heat map of a per-bucket column (default ``W_inf``) of a :class:`~.models.ConditionalModel`
     by log-frequency × log-size bucket (paper Table 1). Returns the ``Axes``."""
     plt = _pyplot()

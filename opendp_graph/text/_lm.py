@@ -219,7 +219,7 @@ class NGramModel(_Scoring):
         *,
         order: int = 2,
         noise_scale: float | None = None,
-        threshold: float | None = None,
+        threshold: float | Mapping[int, float] | None = None,
         public_counts: Mapping[str, float] | None = None,
         weight: float | Mapping[int, float] = 1.0,
         discount: float = 0.75,
@@ -443,7 +443,7 @@ def released_share(release: Any, public_counts: Mapping[str, float], *, weight: 
     return private / (private + public) if private + public > 0 else 0.0
 
 
-def _lookup(probs: dict, backoffs: dict, gram: tuple, uniform: float) -> float:
+def _lookup(probs: Mapping[tuple[str, ...], float], backoffs: Mapping[tuple[str, ...], float], gram: tuple[str, ...], uniform: float) -> float:
     """``P(w | h)`` for ``gram = (*h, w)``: listed, or ``λ(h) · P(w | h′)`` (``λ(h) = 1`` for a
     context never seen: the lower order entirely), down to the uniform distribution."""
     weight = 1.0

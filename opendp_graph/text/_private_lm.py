@@ -191,6 +191,7 @@ def make_private_language_model(
         raw = {str(g): float(v) for g, v in released.items() if isinstance(g, str) and g.split() and " ".join(g.split()) == g}
         raw = {g: v - offset if g in public else v for g, v in raw.items()}
         counts = {g: (v - cut if g in public else v) for g, v in raw.items() if g not in public or v > cut}
+        fields: dict[str, Any]  # PrivateLanguageModel's fields of several types
         fields = dict(released=raw, scale=scale, threshold=threshold, epsilon=union.epsilon, delta=union.delta, snapshot_keys=len(public))
         if not any(" " not in g for g in counts):  # nothing (or no unigram) survived: the snapshot alone
             return PrivateLanguageModel(model=snapshot_model, private_model=None, weight=0.0, **fields)
@@ -380,6 +381,7 @@ def _person_language_model(
     def build(vector: Any) -> PrivateLanguageModel:
         raw = {k: float(v) for k, v in zip(keys, vector)}
         cleaned = {k: v - cut for k, v in raw.items() if v > cut}
+        fields: dict[str, Any]  # PrivateLanguageModel's fields of several types
         fields = dict(released=raw, scale=scale, threshold=0, epsilon=spent_epsilon, delta=spent_delta, snapshot_keys=len(keys))
         if not cleaned:
             return PrivateLanguageModel(model=snapshot_model, private_model=None, weight=0.0, **fields)
@@ -642,6 +644,7 @@ def private_language_model(
     if person and "message_id" not in schema:
         raise ValueError("person level needs the log's message_id column (a message to several people is one message)")
     unit.check(log)  # a message unit: its message_id column too (present, id dtype, no nulls)
+    left_out: tuple[str, ...]
     # the columns under fixed names, so an id column called "labels" cannot meet the builders' own
     keep = [pl.col(unit.src).alias("sender"), pl.col(unit.dst).alias("recipient"), pl.col(text).cast(pl.String).alias("text")]
     if person:

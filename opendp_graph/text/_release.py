@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Integral
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import opendp.prelude as dp
@@ -192,7 +192,7 @@ def make_ngram_count_release(
         raise ValueError(f"the orders' budgets exceed {budget!r} after rounding; change the shares")
 
     def collect(vectors: list) -> NGramRelease:
-        released = {}
+        released: dict[str, float] = {}
         for n, vector in zip(orders, vectors):
             released.update(zip(by_order[n], (float(v) for v in vector)))
         return NGramRelease(released, dict(scales), noise, False)
@@ -343,7 +343,7 @@ def _check_table(table: Any, max_messages: int) -> None:
             raise ValueError(f"the table needs a column {name!r} holding {kind} per message (dpg.text.person_ngram_table)")
     if table.schema["ngrams"] != pl.List(pl.String):
         raise ValueError(f"the column 'ngrams' must be List(String), got {table.schema['ngrams']}")
-    if _id_kind(table.schema["owners"].inner) is None:
+    if _id_kind(cast(pl.List, table.schema["owners"]).inner) is None:  # a List: checked above
         raise ValueError(f"the column 'owners' must be a List of integer or text ids, got {table.schema['owners']}")
     owners, grams = table["owners"], table["ngrams"]
     if owners.null_count() or owners.list.len().min() == 0 or owners.list.eval(pl.element().null_count()).explode().sum():
@@ -353,7 +353,7 @@ def _check_table(table: Any, max_messages: int) -> None:
     if owners.list.n_unique().ne(owners.list.len()).any():
         raise ValueError("a message lists an owner twice: owners must be distinct per message (person_ngram_table)")
     flat = owners.explode()
-    if flat.len() and int(flat.value_counts()["count"].max()) > max_messages:
+    if flat.len() and int(cast(int, flat.value_counts()["count"].max())) > max_messages:  # a count (the column is not empty)
         raise ValueError(
             f"someone owns more than the domain's max_messages={max_messages} messages: the person-level bound "
             "does not cover this log (use a larger public bound, or a shorter period)"

@@ -209,7 +209,7 @@ def check_bins(value, domain: GraphDomain, name: str = "max_degree") -> int:
         raise TypeError(f"{name} must be a non-negative integer, got {value!r}")
     if value < 0:
         raise ValueError(f"{name} must be non-negative, got {value}")
-    if value >= _MAX_BINS:
+    if int(value) >= _MAX_BINS:
         # OpenDP sizes vectors with an i32; one bin per possible degree past that is never useful
         raise ValueError(f"{name} must be below {_MAX_BINS} (the histogram has {name} + 1 bins), got {value}")
     return int(value)

@@ -55,7 +55,7 @@ from ..core.metrics import (
 )
 from ._core import int_count_map_space, make_graph_transformation, sqrt_up, then
 from .degrees import require_max_degree
-from .rules import stability_rule, variant
+from .rules import Query, stability_rule, variant
 
 __all__ = [
     "make_label_counts",
@@ -132,7 +132,7 @@ class LabelContribution:
     def of(cls, c: int | LabelContribution) -> LabelContribution:
         """``c`` as a contribution: itself, or for a plain ``int`` one about which nothing is
         known (``c_eff = c``, any number of properties counted, the cap may bind)."""
-        return c if isinstance(c, cls) else cls(int(c), counted=None, domain_cap=None)
+        return c if isinstance(c, LabelContribution) else cls(int(c), counted=None, domain_cap=None)
 
     def __repr__(self) -> str:
         extra = ", uncapped=True" if self.uncapped else ""
@@ -189,6 +189,14 @@ def _applied_cap(contribution: LabelContribution) -> int | None:
     return None if contribution.uncapped else contribution.c
 
 
+def _labels_of(graph: Graph) -> tuple[sp.csr_array, tuple[str, ...]]:
+    """A labeled graph's label matrix and vocabulary; ``ValueError`` for an unlabeled graph."""
+    matrix, names = graph.labels, graph.vocabulary
+    if matrix is None or names is None:  # both or neither (Graph._from_canonical)
+        raise ValueError("graph is unlabeled")
+    return matrix, names
+
+
 def selected_labels(graph: Graph, max_labels_per_edge: int | None, vocabulary: Sequence[str] | None = None):
     """``(edge, rank)`` pairs that the counting queries use, as two arrays.
 
@@ -201,12 +209,10 @@ def selected_labels(graph: Graph, max_labels_per_edge: int | None, vocabulary: S
     in its row is its index minus the row start, and the first ``c`` of each row are kept. No
     sort over all (edge, property) pairs, which measured 2× slower at 6 M pairs.
     """
-    if not graph.is_labeled:
-        raise ValueError("graph is unlabeled")
-    matrix = graph.labels
+    matrix, graph_vocabulary = _labels_of(graph)
     rank_of_kept_column = None
     if vocabulary is not None:
-        column = {w: j for j, w in enumerate(graph.vocabulary)}
+        column = {w: j for j, w in enumerate(graph_vocabulary)}
         in_graph = [(rank, column[w]) for rank, w in enumerate(vocabulary) if w in column]
         rank_of_kept_column = np.fromiter((r for r, _ in in_graph), dtype=np.int64, count=len(in_graph))
         kept_columns = np.fromiter((j for _, j in in_graph), dtype=np.int64, count=len(in_graph))
@@ -234,19 +240,17 @@ def selected_label_counts(graph: Graph, max_labels_per_edge: int | None, vocabul
     (:func:`opendp_graph.core._kernels.first_label_counts`): nothing per labelled pair is allocated
     (a ``bincount`` of :func:`selected_labels`' ranks would hold five arrays of one int64 per
     pair). Same counts."""
-    if not graph.is_labeled:
-        raise ValueError("graph is unlabeled")
+    matrix, graph_vocabulary = _labels_of(graph)  # canonical: rows sorted by column, no duplicates
     # the same arguments the constructors accept, checked here: the compiled count trusts them
     if max_labels_per_edge is not None:
         max_labels_per_edge = positive_integer("max_labels_per_edge", max_labels_per_edge)
     if vocabulary is not None:
         vocabulary = property_names(vocabulary)
-    names = vocabulary if vocabulary is not None else graph.vocabulary
-    matrix = graph.labels  # canonical: rows sorted by column, no duplicates
+    names = vocabulary if vocabulary is not None else graph_vocabulary
     if vocabulary is None:
         rank_of_column = np.arange(matrix.shape[1], dtype=np.int64)  # graph.vocabulary is sorted
     else:
-        column = {w: j for j, w in enumerate(graph.vocabulary)}
+        column = {w: j for j, w in enumerate(graph_vocabulary)}
         rank_of_column = np.full(matrix.shape[1], -1, dtype=np.int64)
         for rank, w in enumerate(vocabulary):
             if w in column:
@@ -270,9 +274,10 @@ def label_count_map(graph: Graph, max_labels_per_edge: int | None, vocabulary: S
     """Non-private: ``{property: count}`` for every contributed property (count > 0)."""
     if isinstance(graph, DistributedGraph):
         return graph.label_counts(max_labels_per_edge, vocabulary)
+    counts = selected_label_counts(graph, max_labels_per_edge, vocabulary)  # refuses an unlabeled graph
     names = vocabulary if vocabulary is not None else graph.vocabulary
-    counts = selected_label_counts(graph, max_labels_per_edge, vocabulary)
-    return {names[i]: int(counts[i]) for i in np.flatnonzero(counts)}
+    assert names is not None  # the graph is labeled
+    return {names[i]: int(counts[i]) for i in np.flatnonzero(counts).tolist()}
 
 
 _NORMS = {
@@ -413,12 +418,13 @@ def make_label_counts(
     applied = _applied_cap(contribution)
     # the rule each norm is proved by (the keys of the rule table); L∞: the vector is the count
     # map on the vocabulary, absent keys 0, so its L∞ is the map's ℓ∞ (LABEL_COUNTS_LINF)
-    query = {
+    queries: dict[str, Query] = {
         "l1": make_label_counts,
         "l2": LABEL_COUNTS_L2,
         "linf": LABEL_COUNTS_LINF,
         "linf_monotonic": LABEL_COUNTS_MONOTONIC,
-    }[norm]
+    }
+    query = queries[norm]
     counts = make_graph_transformation(
         input_domain,
         input_metric,
@@ -473,7 +479,7 @@ _TOP_K = """
 """
 
 
-make_label_counts.__doc__ += (
+make_label_counts.__doc__ = (make_label_counts.__doc__ or "") + (
     _LABEL_GUARANTEE
     + _L2
     + _TOP_K
@@ -528,7 +534,7 @@ def make_label_count_map(
         else:
             _check_within(vocab, allowed, "label_count_map")
     space = int_count_map_space()
-    query = make_label_count_map
+    query: Query = make_label_count_map
     if output_metric is not None:
         if not isinstance(output_metric, dp.Metric):
             raise TypeError(f"output_metric must be an OpenDP Metric, got {type(output_metric).__name__}")
@@ -553,7 +559,7 @@ def make_label_count_map(
     return state_bias(counts, _cap_bias(contribution))
 
 
-make_label_count_map.__doc__ += _LABEL_GUARANTEE + _L2
+make_label_count_map.__doc__ = (make_label_count_map.__doc__ or "") + _LABEL_GUARANTEE + _L2
 
 
 then_label_count_map = then(make_label_count_map)

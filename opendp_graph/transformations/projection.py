@@ -19,6 +19,7 @@ import hashlib
 import numbers
 from decimal import Decimal
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import opendp.prelude as dp
@@ -70,7 +71,7 @@ def _exact_number(node_id):
     a nan or infinity."""
     if not isinstance(node_id, (numbers.Complex, Decimal)):
         return None
-    value = node_id
+    value: Any = node_id  # a number of any type (the numbers ABCs have no static types)
     if isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
         if value.imag != 0:
             return None
@@ -112,6 +113,7 @@ def _id_code(node_id) -> int:
     types share it; ``str``/``bytes`` subclasses such as ``np.str_`` by their ``str``/``bytes``
     value). Ids of other types are coded by type and ``repr``: two such ids that compare equal
     must be of one type with one ``repr``."""
+    value: int | None
     if isinstance(node_id, (int, np.integer, np.bool_)):
         value = int(node_id)
     else:

@@ -194,7 +194,7 @@ class GraphDistribution:
 def _check_nodes(n: Any) -> int:
     if isinstance(n, bool) or not isinstance(n, Integral):
         raise TypeError(f"num_nodes must be an integer, got {n!r}")
-    if not 2 <= n <= MAX_ENUMERATED_NODES:
+    if not 2 <= int(n) <= MAX_ENUMERATED_NODES:
         raise ValueError(f"exact enumeration needs 2 <= num_nodes <= {MAX_ENUMERATED_NODES}, got {n}")
     return int(n)
 
@@ -262,6 +262,7 @@ def laplace_privacy_loss(
         i = int(np.argmax(loss))
         if loss[i] > best:
             best, arg = float(loss[i]), chunk[i]
+    assert arg is not None  # the grid has a point (±∞ on every axis), and every loss is ≥ 0 > -1
     return best, arg
 
 
@@ -362,7 +363,7 @@ def exact_epsilon(
     if not pairs:
         raise ValueError("no secret pair has positive probability on both sides")
     per: dict = {}
-    best = (-1.0, None, ())
+    best: tuple[float, Any, tuple[float, ...]] = (-1.0, None, ())
     for name, w0, w1 in pairs:
         loss, where = laplace_privacy_loss(values, w0, values, w1, scale, max_grid=max_grid)
         per[name] = loss

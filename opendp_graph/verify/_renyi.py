@@ -141,7 +141,7 @@ def _orders(alphas: Any) -> tuple[float, ...]:
         alphas = [alphas]
     out = []
     for a in alphas:
-        if isinstance(a, bool) or not isinstance(a, Real) or not math.isfinite(a) or not a > 1:
+        if isinstance(a, bool) or not isinstance(a, Real) or not math.isfinite(a) or a <= 1:
             raise ValueError(f"every order α must be a finite number above 1, got {a!r}")
         out.append(float(a))
     if not out:
@@ -548,6 +548,7 @@ def exact_renyi_divergence(
         raise TypeError("graph must be a labelled opendp_graph.Graph")
     if properties is None:
         properties = model.vocabulary if model.vocabulary is not None else graph.vocabulary
+        assert properties is not None  # the graph is labeled
     properties = list(properties)
     edge_list = range(graph.num_edges) if edges is None else list(edges)
     if not properties or not len(edge_list):

@@ -96,10 +96,10 @@ def node_rewirings(graph: Graph, node: int) -> Iterator[Graph]:
 
 def l1(a: Sequence[float], b: Sequence[float]) -> float:
     """L1 distance of two equal-length vectors."""
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if a.shape != b.shape:
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if x.shape != y.shape:
         raise ValueError("vectors have different lengths")
-    return float(np.abs(a - b).sum())
+    return float(np.abs(x - y).sum())
 
 
 def absolute(a: float, b: float) -> float:

@@ -13,6 +13,8 @@ import doctest
 import importlib
 import inspect
 import pkgutil
+import subprocess
+import sys
 
 import pytest
 
@@ -98,3 +100,20 @@ def test_the_copy_is_taken_when_then_is_called():
     assert twin.__doc__.endswith("Thing.\n\nMore about the thing.")  # cleaned of its indentation
     make_thing.__doc__ += "    Appended later."
     assert "Appended later." not in twin.__doc__  # hence: extend make_x.__doc__ before then(make_x)
+
+
+def test_the_package_imports_without_docstrings():
+    # python -OO strips docstrings (__doc__ is None): the modules that extend or edit one at import
+    # (labels.py, pufferfish/metric.py, the model fits' documents_source) must import all the same
+    code = (
+        "import importlib, pkgutil, opendp_graph\n"
+        "for info in pkgutil.walk_packages(opendp_graph.__path__, 'opendp_graph.'):\n"
+        "    if not info.name.startswith(('opendp_graph.experiments', 'opendp_graph.cli')):\n"
+        "        try:\n"
+        "            importlib.import_module(info.name)\n"
+        "        except ImportError:\n"  # an optional dependency (pyspark, matplotlib)
+        "            pass\n"
+        "print('imported')\n"
+    )
+    result = subprocess.run([sys.executable, "-OO", "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout.split() == ["imported"], result.stderr

@@ -78,6 +78,7 @@ def fit_all(graph: Graph, *, base: float = 10.0, source: str = "private", progre
     base = _validators.check_base(base)
     fitted_on, dependent = _validators.check_source(source)
     st = _base._neighbourhood_stats(g, base=base, progress=progress)
+    assert g.vocabulary is not None  # check_graph: the graph is labeled
     return {
         "Binomial": BinomialModel._from_stats(st, fitted_on, dependent, progress),
         "Global": GlobalModel._from_stats(st, fitted_on, dependent),

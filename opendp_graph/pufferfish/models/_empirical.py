@@ -49,12 +49,13 @@ class _EmpiricalModel(CorrelationModel):
         )
         sizes = self.max_size if self._HIST_AXES > 1 else self.max_size[:1]
         for name, h, low, high in (("hist0", self.hist0, 0, sizes - 1), ("hist1", self.hist1, 1, sizes)):
-            h = h.reshape((-1,) + h.shape[-2:]) if h.ndim > 1 else h.reshape(1, 1, -1)
-            k = np.arange(h.shape[-1])
+            # (…, size bucket, f): three axes (annotated: numpy's stubs type reshape((-1,) + shape[-2:]) as zero axes)
+            view: np.ndarray = h.reshape((-1,) + h.shape[-2:]) if h.ndim > 1 else h.reshape(1, 1, -1)
+            k = np.arange(view.shape[-1])
             outside = (k[None, :] < low) | (k[None, :] > np.asarray(high).reshape(-1, 1))
-            if outside.shape[0] != h.shape[1]:
-                raise ValueError(f"max_size has {outside.shape[0]} size bucket(s) but {name} has {h.shape[1]}")
-            if h[:, outside].any():
+            if outside.shape[0] != view.shape[1]:
+                raise ValueError(f"max_size has {outside.shape[0]} size bucket(s) but {name} has {view.shape[1]}")
+            if view[:, outside].any():
                 side = "s⁰ (f ≤ N − 1)" if low == 0 else "s¹ (1 ≤ f ≤ N)"
                 raise ValueError(f"{name} counts secrets whose f is infeasible given {side} for its neighbourhood size N (max_size)")
 

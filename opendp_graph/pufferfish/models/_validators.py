@@ -66,7 +66,7 @@ SOURCE_PARAGRAPH = """``source`` (keyword-only; :doc:`/guarantees`, *Source*) st
 
 def documents_source(fit):
     """Put ``SOURCE_PARAGRAPH`` where ``fit``'s docstring says ``{source}``."""
-    fit.__doc__ = fit.__doc__.replace("{source}", SOURCE_PARAGRAPH)
+    fit.__doc__ = (fit.__doc__ or "").replace("{source}", SOURCE_PARAGRAPH)  # None under python -OO
     return fit
 
 

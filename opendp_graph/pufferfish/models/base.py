@@ -288,6 +288,9 @@ class CorrelationModel:
             by_delta[delta] = cached
         return cached
 
+    def _report(self) -> WassersteinReport:  # pragma: no cover - subclasses override
+        raise NotImplementedError
+
     def _report_delta(self, delta: float) -> WassersteinReport:  # pragma: no cover - subclasses override
         raise NotImplementedError
 
@@ -425,16 +428,17 @@ class _Hull:
     (every pair's window lies in it, so the aggregate is valid for every pair)."""
 
     def __init__(self) -> None:
-        self.W = self.F = self.lo = self.hi = None
+        self.bounds: tuple[int, int, int, int] | None = None  # W, F, lo, hi; None until a pair is added
 
     def add(self, b: DeltaBounds) -> None:
-        if self.W is None:
-            self.W, self.F, self.lo, self.hi = b.W, b.flip_bound, b.d_min, b.d_max
+        if self.bounds is None:
+            self.bounds = (b.W, b.flip_bound, b.d_min, b.d_max)
         else:
-            self.W, self.F = max(self.W, b.W), max(self.F, b.flip_bound)
-            self.lo, self.hi = min(self.lo, b.d_min), max(self.hi, b.d_max)
+            W, F, lo, hi = self.bounds
+            self.bounds = (max(W, b.W), max(F, b.flip_bound), min(lo, b.d_min), max(hi, b.d_max))
 
     def report(self, rows: list[dict[str, Any]], cdfs: dict, delta: float) -> WassersteinReport:
-        if self.W is None:  # nothing constrained (every bucket ignored): as at δ = 0
+        if self.bounds is None:  # nothing constrained (every bucket ignored): as at δ = 0
             return WassersteinReport(1, 1, 1, 1, rows, cdfs, delta)
-        return WassersteinReport(self.W, self.lo, self.hi, self.F, rows, cdfs, delta)
+        W, F, lo, hi = self.bounds
+        return WassersteinReport(W, lo, hi, F, rows, cdfs, delta)

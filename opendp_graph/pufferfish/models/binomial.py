@@ -269,6 +269,7 @@ class BinomialModel(CorrelationModel):
         cdf0 = np.append(stats.binom.cdf(np.arange(n + 1), n, self.p0), 1.0)
         cdf1 = np.concatenate([[0.0], stats.binom.cdf(np.arange(n + 1), n, self.p1)])
         cdfs[f"nb={n}"] = (values, cdf0, cdf1)
+        assert d_min_all is not None and d_max_all is not None  # neighbour_counts is not empty, and its largest size is never skipped
         W = max(d_max_all, -d_min_all)
         return WassersteinReport(W, d_min_all, d_max_all, flip_bound(d_min_all, d_max_all), rows, cdfs)
 

@@ -106,6 +106,7 @@ class ConditionalModel(_EmpiricalModel):
     def _check_pairs_against_vocabulary(self) -> None:
         """``pairs[fb, sb]`` = (properties in ``fb``) × (edges in ``sb``), with ``len(vocabulary)``
         properties in all: otherwise some property of the vocabulary would have no bucket."""
+        assert self.vocabulary is not None  # a ConditionalModel's vocabulary is a tuple (__init__: sorted_vocabulary)
         P = len(self.vocabulary)
         problem = f"pairs is not (properties per frequency bucket) × (edges per size bucket) for {P} properties"
         if P == 0 or not self.pairs.any():
@@ -161,6 +162,7 @@ class ConditionalModel(_EmpiricalModel):
         fitted_on, dependent = check_source(source)
         cls._check_unobserved(unobserved)  # before the expensive pass
         st = _base._neighbourhood_stats(g, base=base, progress=progress)
+        assert g.vocabulary is not None  # check_graph: the graph is labeled
         return cls._from_stats(st, fitted_on, dependent, g.vocabulary, unobserved)
 
     @classmethod
@@ -234,6 +236,7 @@ class ConditionalModel(_EmpiricalModel):
                 cdfs[f"log_freq={fb}, log_size={sb}"] = (np.arange(h0.size), _histogram_cdf(h0), _histogram_cdf(h1))
         if d_min_all is None:
             d_min_all = d_max_all = 1
+        assert d_max_all is not None  # set with d_min_all
         W = max(d_max_all, -d_min_all)
         return WassersteinReport(W, d_min_all, d_max_all, flip_bound(d_min_all, d_max_all), rows, cdfs)
 
@@ -258,4 +261,5 @@ class ConditionalModel(_EmpiricalModel):
         return hull.report(rows, dict(base.cdfs), delta)
 
     def _repr_fields(self) -> str:
+        assert self.vocabulary is not None  # a ConditionalModel's vocabulary is a tuple (__init__: sorted_vocabulary)
         return f"base={self.base:g}, buckets={tuple(self.hist0.shape[:2])}, properties={len(self.vocabulary)}, unobserved={self.unobserved!r}"
