@@ -94,7 +94,7 @@ from .transformations import (
     then_triangle_count,
 )
 
-__version__ = "0.1.0.dev0"
+__version__ = "0.1.0"
 
 __all__ = [
     # core

@@ -45,6 +45,7 @@ _BOT_PHRASES = (
 )
 
 
+# long: docstring (its guarantee, parameters and refusals) beside code of under 100 lines
 def synthetic_chat_text(
     num_messages: int = 60_000,
     *,

@@ -159,6 +159,7 @@ def _option(route: str, release, account, d_in: int, d_out, alpha: float, share=
     )
 
 
+# long: docstring (its guarantee, parameters and refusals) beside code of under 100 lines
 def choose_noise(
     input_domain: dp.Domain,
     input_metric: dp.Metric,

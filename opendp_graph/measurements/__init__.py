@@ -19,7 +19,8 @@ function.
 """
 
 from ._context import context, register_with_context, zcdp_budget
-from .accuracy import Accuracy, ChoiceAccuracy, summarize
+from ._summary import summarize
+from .accuracy import Accuracy, ChoiceAccuracy
 from .degree_distribution import (
     DegreeDistributionRelease,
     degree_distribution_noise,

@@ -293,6 +293,7 @@ def _release_chain(input_domain: dp.Domain, input_metric: dp.Metric, theta: int,
     return make_degree_projection(input_domain, input_metric, theta) >> then_cumulative_degree_histogram(max_degree=theta, output_metric=metric)
 
 
+# long: docstring (its guarantee, parameters and refusals) beside code of under 100 lines
 def make_private_degree_distribution(
     input_domain: dp.Domain,
     input_metric: dp.Metric,

@@ -40,6 +40,7 @@ def _stage_2_metric(input_domain, input_metric, c: int, probe, d_in):
         return _LINF
 
 
+# long: docstring (its guarantee, parameters and refusals) beside code of under 100 lines
 def make_candidate_top_k(
     input_domain: dp.Domain,
     input_metric: dp.Metric,

@@ -75,25 +75,28 @@ from ._message_graph import (
     then_person_graph,
 )
 from ._messages import (
+    MessageLog,
+    message_log,
+    message_log_domain,
+    person_log_distance,
+)
+from ._pair_level import PairLogDistance, make_message_count_histogram, message_count_histogram, pair_log_distance, then_message_count_histogram
+from ._point_totals import TotalEstimate, cap_scores, make_cap_scores, make_private_total_estimate, then_cap_scores, then_private_total_estimate
+from ._table_checks import pair_identifier, rows_per_pair, rows_per_person
+from ._totals import (
     LP_TOLERANCE,
     MIN_CAP,
     TOTAL_KINDS,
-    MessageLog,
     TotalRelease,
     capped_total,
     make_capped_total,
     make_capped_total_ladder,
     make_private_total,
-    message_log,
-    message_log_domain,
-    person_log_distance,
     then_capped_total,
     then_capped_total_ladder,
     then_private_total,
 )
-from ._pair_level import PairLogDistance, make_message_count_histogram, message_count_histogram, pair_log_distance, then_message_count_histogram
-from ._point_totals import TotalEstimate, cap_scores, make_cap_scores, make_private_total_estimate, then_cap_scores, then_private_total_estimate
-from ._table_checks import pair_identifier, rows_per_pair, rows_per_person
+from ._unit_checks import check_privacy_unit
 from ._units import (
     EdgeContentUnit,
     EdgeGroupUnit,
@@ -102,7 +105,6 @@ from ._units import (
     PersonUnit,
     PrivacyUnit,
     PufferfishUnit,
-    check_privacy_unit,
     edge_content_unit,
     edge_group_unit,
     edge_label_table,

@@ -10,9 +10,10 @@ from opendp.mod import LazyFrameDomain
 
 from ..core._checks import positive_integer
 from ..measurements._context import check_privacy_loss
-from ._convert import _as_lazy, _collect, schema_of
+from ._convert import _as_lazy, _collect, _dtype_name, schema_of
 from ._table_checks import _check_schema, pair_identifier
-from ._units import MessageUnit, PrivacyUnit, PufferfishUnit, _check_metric
+from ._unit_checks import _check_metric
+from ._units import MessageUnit, PrivacyUnit, PufferfishUnit
 
 __all__ = ["UnitContext", "compositor", "loss_for"]
 
@@ -175,7 +176,7 @@ def _check_column_dtypes(schema: Any) -> None:
         try:
             dp.domain_of(pl.LazyFrame(schema={name: dtype}), infer=True)
         except Exception:
-            unsupported.append(f"{name!r} ({dtype})")
+            unsupported.append(f"{name!r} ({_dtype_name(dtype)})")  # an Enum's categories withheld
     if unsupported:
         raise TypeError(
             f"OpenDP {_opendp_version()} cannot describe the column(s) {', '.join(unsupported)} of this "
@@ -350,6 +351,7 @@ class UnitContext(dp.Context):
         )
 
 
+# long: docstring (its guarantee, parameters and refusals) beside code of under 100 lines
 def compositor(
     data: Any,
     unit: PrivacyUnit,

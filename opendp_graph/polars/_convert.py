@@ -178,6 +178,7 @@ def _valid_ids(frame: Any, src: Any, dst: Any, where: str = "table"):
     return lazy
 
 
+# long: docstring (its guarantee, parameters and refusals) beside code of under 100 lines
 def graph_from_polars(
     frame: Any,
     src: str = "src",
@@ -281,8 +282,6 @@ def graph_from_polars(
     ...
     TypeError: the src column 's' has dtype Int64 but the dst column 'r' has dtype String: a person needs one id type in both columns (as strings 1 and '1' would be one person, as values never the same); cast both columns to one dtype
     """
-    import polars as pl
-
     if directed not in _DIRECTED:
         raise ValueError(f"directed must be one of {_DIRECTED}, got {directed!r}")
     if self_loops not in _SELF_LOOPS:
@@ -293,38 +292,70 @@ def graph_from_polars(
             'the table, it changes with one pair\'s messages and no guarantee covers it); pass nodes="from data" '
             "to derive it from the table anyway, disclosed and unprotected"
         )
-    from_data = isinstance(nodes, str)
-    if from_data and nodes != FROM_DATA:
+    if isinstance(nodes, str) and nodes != FROM_DATA:
         raise ValueError(f"nodes must be the public list of people or {FROM_DATA!r}, got {nodes!r}")
     lazy = _as_lazy(frame)
     schema = schema_of(lazy)
     kind = _check_id_columns(schema, src, dst)
-    if not from_data:
-        nodes = list(nodes)
-        for person in nodes:
-            if not (isinstance(person, str) if kind == "text" else isinstance(person, Integral) and not isinstance(person, bool)):
-                want = "strings" if kind == "text" else "integers"
-                raise TypeError(f"nodes must be {want}, like the {schema[src]} columns {src!r}/{dst!r}; got {person!r} ({type(person).__name__})")
-    listed = False  # one row per (message, label) rather than per message
-    if labels is not None:
-        labels = _check_column(schema, labels, "labels")
-        dtype = schema[labels]
-        if dtype not in (pl.String, pl.List(pl.String)):
-            raise TypeError(f"labels column {labels!r} must be String or List(String), got {dtype}")
-        listed = dtype != pl.String
+    labels, listed = _label_column(schema, labels)
+    people = _people(lazy, nodes, kind, schema, src, dst)
+    u, v, w, vocabulary = _coded_rows(lazy, src, dst, labels, listed, kind, people, schema[src])
+    u, v, w = _kept_rows(u, v, w, len(people), self_loops, directed)
+    if w is None:
+        return Graph.from_arrays(u, v, len(people), node_ids=people)
+    matrix, words = _word_matrix(w, vocabulary)
+    del w
+    return Graph.from_arrays(u, v, len(people), label_matrix=matrix, vocabulary=words, node_ids=people)
+
+
+def _label_column(schema: Any, labels: str | None) -> tuple[str | None, bool]:
+    """The label column, checked (``String`` or ``List(String)``), and whether it holds lists."""
+    import polars as pl
+
+    if labels is None:
+        return None, False
+    labels = _check_column(schema, labels, "labels")
+    dtype = schema[labels]
+    if dtype not in (pl.String, pl.List(pl.String)):
+        raise TypeError(f"labels column {labels!r} must be String or List(String), got {_dtype_name(dtype)}")
+    return labels, dtype != pl.String
+
+
+def _id_expressions(src: str, dst: str, kind: str) -> list[Any]:
+    import polars as pl
 
     ids = [pl.col(src), pl.col(dst)]
-    if kind == "text":
-        ids = [c.cast(pl.String) for c in ids]
-    if from_data:  # disclosed: the node set is read from the private table (docstring)
-        seen = pl.concat([lazy.select(ids[0].alias("_p")), lazy.select(ids[1].alias("_p"))]).drop_nulls().unique()
-        people = _collect(seen.sort("_p"))["_p"].to_list()  # text: UTF-8 byte order = Python's code point order
-    else:
-        people = list(nodes)
-        if len(set(people)) != len(people):
-            raise ValueError("nodes are not distinct")
-    old, new = _person_codes(people, kind, schema[src])
+    return [c.cast(pl.String) for c in ids] if kind == "text" else ids
 
+
+def _people(lazy: Any, nodes: Any, kind: str, schema: Any, src: str, dst: str) -> list[Any]:
+    """The node set: the public ``nodes`` checked (their kind, distinct), or the people of the table
+    for ``nodes="from data"`` (disclosed: read from the private table, as the docstring says)."""
+    import polars as pl
+
+    if isinstance(nodes, str):  # FROM_DATA, checked by the caller
+        ids = _id_expressions(src, dst, kind)
+        seen = pl.concat([lazy.select(ids[0].alias("_p")), lazy.select(ids[1].alias("_p"))]).drop_nulls().unique()
+        return _collect(seen.sort("_p"))["_p"].to_list()  # text: UTF-8 byte order = Python's code point order
+    people = list(nodes)
+    for person in people:
+        if not (isinstance(person, str) if kind == "text" else isinstance(person, Integral) and not isinstance(person, bool)):
+            want = "strings" if kind == "text" else "integers"
+            raise TypeError(f"nodes must be {want}, like the {schema[src]} columns {src!r}/{dst!r}; got {person!r} ({type(person).__name__})")
+    if len(set(people)) != len(people):
+        raise ValueError("nodes are not distinct")
+    return people
+
+
+def _coded_rows(
+    lazy: Any, src: str, dst: str, labels: str | None, listed: bool, kind: str, people: list[Any], id_dtype: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, list[str]]:
+    """Every row as integer codes ``(u, v, w)`` (node indices, and the label's vocabulary position
+    or -1 for none), with the vocabulary; refuses null ids and people outside the node set."""
+    import polars as pl
+
+    old, new = _person_codes(people, kind, id_dtype)
+    ids = _id_expressions(src, dst, kind)
     # Every row is mapped in ONE streaming query: the labels to vocabulary positions, then the
     # people to node indices, both by joins with public tables (much faster than replace_strict),
     # text dropped as early as it can be (less memory); only integer codes come back, no Python
@@ -332,15 +363,17 @@ def graph_from_polars(
     # order (an unordered group-by upstream), which would pair labels with the wrong messages.
     # Person codes: the node index, -1 for a null id or someone outside nodes (told apart below).
     rows = lazy.select(ids[0].alias("_a"), ids[1].alias("_b"), *([pl.col(labels).alias("_w")] if labels else []))
+    vocabulary: list[str] = []
     if labels is not None:
         if listed:  # one row per (message, label); a message without labels keeps one (a null word)
             rows = rows.explode("_w")
         found = lazy.select(pl.col(labels).alias("_w"))
-        vocabulary = _collect((found.explode("_w") if listed else found).drop_nulls().unique().sort("_w"), streaming=True)["_w"]
-        table = pl.DataFrame({"_w": vocabulary, "_k": np.arange(vocabulary.len(), dtype=np.int32)}).lazy()
+        words = _collect((found.explode("_w") if listed else found).drop_nulls().unique().sort("_w"), streaming=True)["_w"]
+        table = pl.DataFrame({"_w": words, "_k": np.arange(words.len(), dtype=np.int32)}).lazy()
         # -1: no label; -3: a word the vocabulary query did not see (the frame changed between the two)
         word = pl.when(pl.col("_w").is_null()).then(-1).otherwise(pl.col("_k").fill_null(-3)).cast(pl.Int32).alias("_k")
         rows = rows.join(table, on="_w", how="left", maintain_order="none").select("_a", "_b", word)
+        vocabulary = words.to_list()
     for column, alias in (("_a", "_u"), ("_b", "_v")):
         rows = rows.join(pl.DataFrame({column: old, alias: new}).lazy(), on=column, how="left", maintain_order="none")
     out = _collect(rows.select(pl.col("_u").fill_null(-1), pl.col("_v").fill_null(-1), *(["_k"] if labels else [])), streaming=True)
@@ -355,14 +388,21 @@ def graph_from_polars(
         _refuse_null_ids(lazy, src, dst)
         # on private data: neither who nor how many (a refusal names the broken rule only)
         raise ValueError("a row names someone who is not in nodes (the public list of people); add them to nodes, or remove those rows")
+    return u, v, w, vocabulary
 
+
+def _kept_rows(
+    u: np.ndarray, v: np.ndarray, w: np.ndarray | None, num_nodes: int, self_loops: str, directed: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The rows the graph is built from: self-messages refused or dropped, and with
+    ``directed="mutual"`` only pairs with messages both ways."""
     keep = None  # the rows to build from, when not all of them
     if _any_equal(u, v):
         if self_loops == "error":
             raise ValueError("the table has self-messages (sender == recipient); pass self_loops='drop' to ignore them")
         keep = u != v
     if directed == "mutual":
-        n = np.int64(max(len(people), 1))
+        n = np.int64(max(num_nodes, 1))
         forward = u.astype(np.int64) * n + v
         backward = v.astype(np.int64) * n + u
         answered = np.isin(backward, forward if keep is None else forward[keep])
@@ -371,11 +411,7 @@ def graph_from_polars(
     if keep is not None and not keep.all():
         u, v = u[keep], v[keep]
         w = w[keep] if w is not None else None
-    if w is None:
-        return Graph.from_arrays(u, v, len(people), node_ids=people)
-    matrix, words = _word_matrix(w, vocabulary.to_list())
-    del w
-    return Graph.from_arrays(u, v, len(people), label_matrix=matrix, vocabulary=words, node_ids=people)
+    return u, v, w
 
 
 def _word_matrix(words: np.ndarray, vocabulary: list[str]) -> tuple[sp.coo_array, list[str]]:

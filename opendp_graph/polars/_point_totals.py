@@ -56,10 +56,12 @@ from ..measurements._truncation import LP_TOLERANCE, laplace_at_each_cap, releas
 from ..transformations import then
 from ._messages import (
     MessageLog,
-    _caps,
     _check_space,
-    _kind,
     _person_count,
+)
+from ._totals import (
+    _caps,
+    _kind,
     _round_up,
     capped_total,
     make_capped_total,
@@ -148,6 +150,7 @@ class TotalEstimate:
         return (self.lower, self.upper)
 
 
+# long: docstring (its guarantee, parameters and refusals) beside code of under 100 lines
 def make_private_total_estimate(
     input_domain: dp.Domain,
     input_metric: dp.Metric,

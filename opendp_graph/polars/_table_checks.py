@@ -136,7 +136,7 @@ def _check_table(unit: Any, frame: Any) -> None:
 def _check_schema(unit: Any, schema: Any) -> None:
     """The public half of :meth:`PrivacyUnit.check <opendp_graph.polars.PrivacyUnit.check>`:
     columns and dtypes, no value read."""
-    from ._convert import _check_id_columns, _id_kind
+    from ._convert import _check_id_columns, _dtype_name, _id_kind
 
     _check_id_columns(schema, unit.src, unit.dst, "table")
     message_id = unit.extra.get("message_id")
@@ -144,14 +144,14 @@ def _check_schema(unit: Any, schema: Any) -> None:
         if message_id not in schema:
             raise ValueError(f"message_id column {message_id!r} is not in the table: a message unit needs the column naming each message")
         if _id_kind(schema[message_id]) is None:
-            raise TypeError(f"the message_id column {message_id!r} has dtype {schema[message_id]}: it must hold integer or text ids")
+            raise TypeError(f"the message_id column {message_id!r} has dtype {_dtype_name(schema[message_id])}: it must hold integer or text ids")
     if unit.bound_on == "edge label":
         label = unit.label
         if label not in schema:
             raise ValueError(f"label column {label!r} is not in the table; build one with dpg.polars.edge_label_table(graph)")
         if _id_kind(schema[label]) != "text":
             raise TypeError(
-                f"the label column {label!r} has dtype {schema[label]}: an edge-label table holds one label per row "
+                f"the label column {label!r} has dtype {_dtype_name(schema[label])}: an edge-label table holds one label per row "
                 "(String, Categorical or Enum); explode a list column, or build the table with "
                 "dpg.polars.edge_label_table(graph)"
             )

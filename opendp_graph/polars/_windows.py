@@ -40,14 +40,16 @@ from ..measurements._truncation import LP_TOLERANCE, laplace_at_each_cap, releas
 from ..transformations import then
 from ._messages import (
     MessageLog,
-    _caps,
     _check_space,
-    _kind,
     _person_count,
+    require_log,
+)
+from ._totals import (
+    _caps,
+    _kind,
     _round_up,
     capped_bias,
     capped_total,
-    require_log,
     unit_ladder,
 )
 
@@ -179,6 +181,7 @@ class WindowTotalsRelease:
     of: str
 
 
+# long: docstring (its guarantee, parameters and refusals) beside code of under 100 lines
 def make_private_window_totals(
     input_domain: dp.Domain,
     input_metric: dp.Metric,

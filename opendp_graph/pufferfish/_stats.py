@@ -89,6 +89,7 @@ _MAX_WORKERS = 8  # threads for the passes, at most
 _THREADED_EDGES = 2**14  # below this many edges the passes run on one thread (a thread costs more)
 
 
+# long: one numerical pass; its arrays (sizes, buckets, histograms) feed each other, and split the pieces would hand a dozen arrays around
 def neighbourhood_stats(
     graph: Graph,
     *,

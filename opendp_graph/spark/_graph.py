@@ -251,6 +251,7 @@ def _first_row(frame: Any, *columns: Any) -> Any:
     return frame.agg(*columns).first()
 
 
+# long: docstring (its guarantee, parameters and refusals) beside code of under 100 lines
 def graph_from_spark(
     edges_df: Any,
     *,

@@ -49,6 +49,7 @@ def _into(hist: np.ndarray, rows: list, weight_col: int = -1) -> None:
         hist[int(row[0]), int(row[1]), int(row[2])] += int(row[weight_col])
 
 
+# long: the Spark twin of pufferfish.neighbourhood_stats, kept step for step beside it so the two can be compared line by line
 def spark_neighbourhood_stats(graph: Any, base: float) -> NeighbourhoodStats:
     """:class:`NeighbourhoodStats` of a labeled :class:`~opendp_graph.spark.SparkGraph`, exact;
     ``nb`` and ``size_bucket`` hold the distinct sizes (``DistributedGraph.neighbourhood_stats``)."""

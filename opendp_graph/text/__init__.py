@@ -27,7 +27,15 @@ the package's queries and OpenDP's noise.
 from ._lm import MixtureModel, NGramModel, mixture, read_arpa, released_share
 from ._private_lm import PrivateLanguageModel, make_private_language_model, private_language_model, then_private_language_model
 from ._private_topics import PrivateTopics, make_private_topics, then_private_topics
-from ._release import NGramRelease, make_ngram_count_release, make_person_ngram_counts, person_text_domain, then_person_ngram_counts
+from ._release import (
+    NGramRelease,
+    make_ngram_count_composition,
+    make_ngram_count_release,
+    make_person_ngram_counts,
+    person_text_domain,
+    then_ngram_count_release,
+    then_person_ngram_counts,
+)
 from ._tokens import (
     BOS,
     EOS,
@@ -62,6 +70,8 @@ __all__ = [
     "message_edge_frame",
     "NGramRelease",
     "make_ngram_count_release",
+    "make_ngram_count_composition",
+    "then_ngram_count_release",
     "make_person_ngram_counts",
     "make_private_language_model",
     "private_language_model",

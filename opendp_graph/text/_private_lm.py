@@ -88,6 +88,7 @@ def _snapshot_counts(counts: Any) -> dict[str, float]:
     return {str(k): float(v) for k, v in counts.items()}
 
 
+# long: docstring (its guarantee, parameters and refusals) beside code of under 100 lines
 def make_private_language_model(
     input_domain: dp.Domain,
     input_metric: dp.Metric,
@@ -445,6 +446,7 @@ def _model_word(word: str) -> bool:
     return bool(word) and not any(ch.isspace() or ch == "\x00" for ch in word) and word not in (BOS, EOS, UNK)
 
 
+# long: docstring (its guarantee, parameters and refusals) beside code of under 100 lines
 def private_language_model(
     log: Any,
     *,
@@ -484,7 +486,10 @@ def private_language_model(
         least ``min_count`` times are the model's vocabulary (public); everything else is ``<unk>``.
     :param text: the text column of ``log`` (and of a frame ``snapshot``).
     :param analyzer: the tokeniser (default :func:`~opendp_graph.text.tokenizer`'s: scikit-learn's
-        tokens, the ``text`` extra); the same for the snapshot and the log.
+        tokens, the ``text`` extra); the same for the snapshot and the log. It must be a pure
+        function of one text (no state carried from one call to the next): every map assumes that
+        a message's n-grams depend on its own text only (red team: an analyzer that remembered the
+        previous text moved the counts past the map).
     :param min_count: how often a snapshot word must occur to be in the vocabulary.
     :param max_ngrams_per_pair: ``c`` (:func:`make_private_language_model`), for the pair units.
     :param max_ngrams_per_message: ``L``, for the message and person units (default 16 and 8). The
@@ -555,29 +560,12 @@ def private_language_model(
     """
     dp.assert_features("contrib", "honest-but-curious")
     from ..core.domains import graph_domain
-    from ..core.metrics import edge_distance, edge_label_distance, group_distance
-    from ..polars import EdgeContentUnit, EdgeGroupUnit, EdgeUnit, MessageUnit, PersonUnit, PrivacyUnit, person_log_distance
-    from ._tokens import _analyzer, ngram_counts, person_ngram_table
+    from ..polars import MessageUnit, PersonUnit
+    from ._tokens import _analyzer, person_ngram_table
 
-    if not isinstance(unit, PrivacyUnit):
-        raise TypeError(
-            "unit must be one of the package's units: dpg.polars.edge_unit, edge_group_unit, edge_content_unit, message_unit or person_unit"
-        )
+    metric = _unit_metric(unit)
     person = isinstance(unit, PersonUnit)
     per_message_unit = isinstance(unit, MessageUnit)
-    if isinstance(unit, (EdgeUnit, MessageUnit)):  # a message unit: one edge of the graph of messages
-        metric = edge_distance()
-    elif isinstance(unit, EdgeGroupUnit):
-        metric = group_distance(unit.k)
-    elif isinstance(unit, EdgeContentUnit):
-        metric = edge_label_distance()
-    elif person:
-        metric = person_log_distance(unit.neighbouring)
-    else:
-        raise ValueError(
-            f"a {unit.unit} unit is not one this route protects: use edge_unit, edge_group_unit, edge_content_unit, "
-            "message_unit or person_unit; Pufferfish is make_label_counts under pufferfish_distance (the language-model tutorial)"
-        )
     budget = privacy_budget(privacy_loss, ("epsilon, delta",), "private_language_model")
     if max_ngrams_per_message is None:
         max_ngrams_per_message = _MESSAGE_CAP if per_message_unit else _PERSON_MESSAGE_CAP
@@ -594,24 +582,7 @@ def private_language_model(
     if snapshot is log:
         raise ValueError("snapshot is the private log: the vocabulary and the snapshot's model must come from public text")
 
-    # public: the vocabulary and the snapshot's counts (the analyzer may fail on public text: it says so)
-    texts = _snapshot_texts(snapshot, text)
-    tokens = []
-    for value in texts:
-        words_of_message = tokenize(value) if value else []
-        if not isinstance(words_of_message, (list, tuple)):
-            raise TypeError(f"analyzer must return a list of words; on a snapshot text it returned {type(words_of_message).__name__}")
-        tokens.append(words_of_message)
-    seen: dict[str, int] = {}
-    for words_of_message in tokens:
-        for word in words_of_message:
-            if isinstance(word, str) and _model_word(word):
-                seen[word] = seen.get(word, 0) + 1
-    words = sorted(w for w, n in seen.items() if n >= count)
-    if not words:
-        raise ValueError(f"no snapshot word is seen {count} times: the vocabulary is empty")
-    known = frozenset(words)
-    snapshot_counts = ngram_counts(([w if w in known else "<unk>" for w in m if isinstance(w, str)] for m in tokens), range(1, order + 1))
+    words, snapshot_counts = _snapshot_vocabulary(snapshot, text, tokenize, count, order)
     if person:
         measurement = _person_language_model(unit, metric, budget["epsilon"], budget["delta"], snapshot_counts, words, per_message, order, weight)
     else:
@@ -631,6 +602,7 @@ def private_language_model(
     import polars as pl
 
     from ..polars._convert import _collect, schema_of
+    from ..polars._table_checks import _check_schema
 
     if not isinstance(log, (pl.DataFrame, pl.LazyFrame)):
         raise TypeError("log must be a Polars DataFrame or LazyFrame")
@@ -639,6 +611,7 @@ def private_language_model(
         raise ValueError(f"the log has no column {text!r} (the text column)")
     if schema[text] not in (pl.String, pl.Null):
         raise TypeError(f"the log's column {text!r} must hold text (String)")
+    _check_schema(unit, schema)  # the unit's columns and dtypes (public) before any row is computed
     if isinstance(log, pl.LazyFrame):
         log = _collect(log)  # an evaluation error quotes values: withheld
     if person and "message_id" not in schema:
@@ -662,6 +635,54 @@ def private_language_model(
         released = measurement(unit_pair_graph(frame, columns, text="text", analyzer=_total_analyzer(tokenize), vocabulary=words, order=order))
         left_out = _LEFT_OUT
     return replace(released, unit=unit.unit, left_out=left_out, vocabulary=tuple(words))
+
+
+def _unit_metric(unit: Any) -> dp.Metric:
+    """The graph metric a message-table unit means on the graph :func:`private_language_model`
+    builds (a message unit: one edge of the graph of messages), or the person-log metric."""
+    from ..core.metrics import edge_distance, edge_label_distance, group_distance
+    from ..polars import EdgeContentUnit, EdgeGroupUnit, EdgeUnit, MessageUnit, PersonUnit, PrivacyUnit, person_log_distance
+
+    if not isinstance(unit, PrivacyUnit):
+        raise TypeError(
+            "unit must be one of the package's units: dpg.polars.edge_unit, edge_group_unit, edge_content_unit, message_unit or person_unit"
+        )
+    if isinstance(unit, (EdgeUnit, MessageUnit)):
+        return edge_distance()
+    if isinstance(unit, EdgeGroupUnit):
+        return group_distance(unit.k)
+    if isinstance(unit, EdgeContentUnit):
+        return edge_label_distance()
+    if isinstance(unit, PersonUnit):
+        return person_log_distance(unit.neighbouring)
+    raise ValueError(
+        f"a {unit.unit} unit is not one this route protects: use edge_unit, edge_group_unit, edge_content_unit, "
+        "message_unit or person_unit; Pufferfish is make_label_counts under pufferfish_distance (the language-model tutorial)"
+    )
+
+
+def _snapshot_vocabulary(snapshot: Any, text: str, tokenize: Any, count: int, order: int) -> tuple[list[str], Any]:
+    """The vocabulary (the snapshot's words seen ``count`` times) and the snapshot's per-message
+    n-gram counts with ``<unk>``, from the public snapshot only (the analyzer may fail on public
+    text: it says so)."""
+    from ._tokens import ngram_counts
+
+    tokens = []
+    for value in _snapshot_texts(snapshot, text):
+        words_of_message = tokenize(value) if value else []
+        if not isinstance(words_of_message, (list, tuple)):
+            raise TypeError(f"analyzer must return a list of words; on a snapshot text it returned {type(words_of_message).__name__}")
+        tokens.append(words_of_message)
+    seen: dict[str, int] = {}
+    for words_of_message in tokens:
+        for word in words_of_message:
+            if isinstance(word, str) and _model_word(word):
+                seen[word] = seen.get(word, 0) + 1
+    words = sorted(w for w, n in seen.items() if n >= count)
+    if not words:
+        raise ValueError(f"no snapshot word is seen {count} times: the vocabulary is empty")
+    known = frozenset(words)
+    return words, ngram_counts(([w if w in known else "<unk>" for w in m if isinstance(w, str)] for m in tokens), range(1, order + 1))
 
 
 # the then_ forms (OpenDP's convention: every make_x of (input_domain, input_metric, ...) has one)

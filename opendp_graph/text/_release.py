@@ -1,7 +1,8 @@
 """Releases of n-gram counts: every order (unigrams to trigrams) under **one budget**, and the
 person-level counts of a log where a message has several owners.
 
-* :func:`make_ngram_count_release` composes one noisy count vector per n-gram order with
+* :func:`make_ngram_count_release` (a labelled pair graph) and :func:`make_ngram_count_composition`
+  (count transformations of your own) compose one noisy count vector per n-gram order with
   OpenDP's ``make_composition``: Gaussian noise under ρ-zCDP (the ρ of the orders add; Bun &
   Steinke 2016, Lemma 2.3) or Laplace noise under pure ε (the ε add), each order's scale found by
   ``dp.binary_search_param`` for its share of the budget. The counts are the package's
@@ -34,6 +35,8 @@ from ..transformations.labels import l2_bound, monotonic_single_unit, then_label
 __all__ = [
     "NGramRelease",
     "make_ngram_count_release",
+    "then_ngram_count_release",
+    "make_ngram_count_composition",
     "make_person_ngram_counts",
     "then_person_ngram_counts",
     "person_text_domain",
@@ -95,97 +98,194 @@ class NGramRelease:
         return f"NGramRelease({len(self.counts)} counts, noise={self.noise!r}, scales={{{scales}}})"
 
 
-def make_ngram_count_release(
-    space: Any,
-    keys: Mapping[int, Sequence[str]],
-    *,
-    max_ngrams_per_edge: int | Mapping[int, int] | None = None,
-    privacy_loss: tuple[Any, Any],
-    d_in: Any = 1,
-    shares: Mapping[int, float] | None = None,
-    joint: bool = False,
-) -> dp.Measurement:
-    """The noisy counts of every n-gram order's public ``keys``, under one budget.
+_GUARANTEE = """
 
-    **Guarantee.** With ``privacy_loss=dp.loss_of(rho=ρ)``: ρ-zCDP at ``d_in``; each order ``n`` is OpenDP's Gaussian on an
-    ℓ2 count vector, calibrated to ``shares[n]·ρ``, and ``dp.c.make_composition`` adds the ρ
-    (zCDP composes additively, Bun & Steinke 2016, Lemma 2.3; OpenDP's compositor applies it), so
-    the whole is ``Σ shares[n]·ρ = ρ``. With ``dp.loss_of(epsilon=ε)``: pure ε-DP the same way, with Laplace on
-    ℓ1 vectors. Under a Pufferfish metric the two compose as the package's Pufferfish releases do
-    (sums of ε, or of ρ for Rényi Pufferfish: :mod:`opendp_graph.pufferfish.metric`). With
-    ``joint=True`` the orders are one vector (every key, order by order) and one noise draw at
-    the whole budget: no composition, and the right choice where a unit moves the vector the
-    same whatever its length (a Pufferfish secret moves one count by ``W``: split over three
-    orders it would pay ``W`` three times). The output is pure post-processing of the noisy
-    vectors: an :class:`NGramRelease`.
+    **Guarantee.** With ``privacy_loss=dp.loss_of(rho=ρ)``: ρ-zCDP at ``d_in``; each order ``n`` is
+    OpenDP's Gaussian on an ℓ2 count vector, calibrated to ``shares[n]·ρ``, and
+    ``dp.c.make_composition`` adds the ρ (zCDP composes additively, Bun & Steinke 2016, Lemma 2.3;
+    OpenDP's compositor applies it), so the whole is ``Σ shares[n]·ρ = ρ``. With
+    ``dp.loss_of(epsilon=ε)``: pure ε-DP the same way, with Laplace on ℓ1 vectors. Under a
+    Pufferfish metric the two compose as the package's Pufferfish releases do (sums of ε, or of ρ
+    for Rényi Pufferfish: :mod:`opendp_graph.pufferfish.metric`). With ``joint=True`` the orders
+    are one vector (every key, order by order) and one noise draw at the whole budget: no
+    composition, and the right choice where a unit moves the vector the same whatever its length
+    (a Pufferfish secret moves one count by ``W``: split over three orders it would pay ``W`` three
+    times). The output is pure post-processing of the noisy vectors: an :class:`NGramRelease`.
+"""
 
-    :param space: ``(input_domain, input_metric)`` of a labelled pair graph (as
-        :func:`~opendp_graph.text.pair_ngram_graph` builds: each pair's n-gram set on its edge),
-        counted by :func:`~opendp_graph.then_label_counts` with ``max_ngrams_per_edge``; or a
-        mapping ``{order: transformation}`` of count transformations that already end in the
-        noise's metric (ℓ2 for ``rho``, ℓ1 for ``epsilon``), e.g. :func:`make_person_ngram_counts`.
-    :param keys: ``{order: [public n-grams of that order]}``; the released counts' keys.
-    :param max_ngrams_per_edge: the per-edge cap ``c`` of ``then_label_counts`` (one number, or
-        one per order), for a graph ``space``.
+_BUDGET_PARAMETERS = """
     :param privacy_loss: the budget, OpenDP's pair as ``dp.Context`` takes it:
         ``dp.loss_of(rho=ρ)`` (zCDP, Gaussian noise) or ``dp.loss_of(epsilon=ε)`` (pure DP,
         Laplace noise).
     :param d_in: the input distance the budget is for (1: one edge, person, …).
     :param shares: each order's fraction of the budget (default: equal; not with ``joint``).
-    :param joint: one vector and one noise scale for every order (``space``: a graph space, or a
-        single transformation counting every key of ``keys`` in order).
+"""
 
+
+def _shared_text(constructor: Any) -> Any:
+    """Put the budget's parameters and the guarantee, shared by the two releases, in the docstring
+    (its ``{budget}`` and ``{guarantee}``; no docstring under ``python -OO``)."""
+    if constructor.__doc__:
+        constructor.__doc__ = constructor.__doc__.replace("{budget}", _BUDGET_PARAMETERS).replace("{guarantee}", _GUARANTEE)
+    return constructor
+
+
+@_shared_text
+def make_ngram_count_release(
+    input_domain: dp.Domain,
+    input_metric: dp.Metric,
+    keys: Mapping[int, Sequence[str]],
+    *,
+    max_ngrams_per_edge: int | Mapping[int, int],
+    privacy_loss: tuple[Any, Any],
+    d_in: Any = 1,
+    shares: Mapping[int, float] | None = None,
+    joint: bool = False,
+) -> dp.Measurement:
+    """The noisy counts of every n-gram order's public ``keys`` on a labelled pair graph, under one
+    budget: :func:`~opendp_graph.then_label_counts` with ``max_ngrams_per_edge`` per order (or once,
+    ``joint``), OpenDP's noise, the orders composed. For count transformations of your own (e.g.
+    :func:`make_person_ngram_counts`), :func:`make_ngram_count_composition`.
+
+    :param input_domain: ``graph_domain(labeled=True)``: a labelled pair graph (as
+        :func:`~opendp_graph.text.pair_ngram_graph` builds: each pair's n-gram set on its edge).
+    :param input_metric: the graph's metric (edge, group, Blowfish or Pufferfish privacy).
+    :param keys: ``{order: [public n-grams of that order]}``; the released counts' keys.
+    :param max_ngrams_per_edge: the per-edge cap ``c`` of ``then_label_counts`` (one number, or
+        one per order; one number with ``joint``).{budget}    :param joint: one vector and one noise scale for every order.
+    {guarantee}
     >>> import opendp.prelude as dp, opendp_graph as dpg
     >>> from opendp_graph.text import make_ngram_count_release
     >>> dp.enable_features("contrib", "honest-but-curious")
-    >>> space = dpg.graph_domain(labeled=True), dpg.edge_distance()
     >>> keys = {1: ["gas", "power"], 2: ["gas power"], 3: ["<s> gas power"]}
-    >>> release = make_ngram_count_release(space, keys, max_ngrams_per_edge=4, privacy_loss=dp.loss_of(rho=0.5))
+    >>> release = make_ngram_count_release(dpg.graph_domain(labeled=True), dpg.edge_distance(), keys,
+    ...                                    max_ngrams_per_edge=4, privacy_loss=dp.loss_of(rho=0.5))
     >>> release.map(1) <= 0.5, round(release.map(1), 6)   # never above the budget
     (True, 0.5)
     """
     dp.assert_features("contrib", "honest-but-curious")
     by_order = _keys_by_order(keys)
-    orders = list(by_order)
-    spent = privacy_budget(privacy_loss, ("rho", "epsilon"), "make_ngram_count_release")
+    noise, budget, d_in = _budget(privacy_loss, d_in, shares, joint, "make_ngram_count_release")
+    space = (input_domain, input_metric)
+    if joint:
+        if isinstance(max_ngrams_per_edge, Mapping):
+            raise TypeError("a joint release has one cap for every order: max_ngrams_per_edge must be one number")
+        every = [k for n in by_order for k in by_order[n]]
+        return _joint_release(_graph_counts(space, every, max_ngrams_per_edge, noise), by_order, noise, budget, d_in)
+    caps = dict(max_ngrams_per_edge) if isinstance(max_ngrams_per_edge, Mapping) else dict.fromkeys(by_order, max_ngrams_per_edge)
+    if set(caps) != set(by_order):
+        raise ValueError(f"max_ngrams_per_edge gives caps for orders {sorted(caps)}, keys for {sorted(by_order)}")
+    per_order = {n: _graph_counts(space, by_order[n], caps[n], noise) for n in by_order}
+    return _per_order_release(per_order, by_order, shares, noise, budget, d_in)
+
+
+then_ngram_count_release = then(make_ngram_count_release)
+
+
+@_shared_text
+def make_ngram_count_composition(
+    counts: dp.Transformation | Mapping[int, dp.Transformation],
+    keys: Mapping[int, Sequence[str]],
+    *,
+    privacy_loss: tuple[Any, Any],
+    d_in: Any = 1,
+    shares: Mapping[int, float] | None = None,
+    joint: bool = False,
+) -> dp.Measurement:
+    """The noisy counts of every n-gram order's public ``keys`` from count transformations of your
+    own, under one budget: OpenDP's noise on each, the orders composed (a combinator, like OpenDP's
+    ``dp.c.make_composition``; :func:`make_ngram_count_release` is the graph form).
+
+    :param counts: ``{order: transformation}``, each counting exactly ``keys[order]`` in that order
+        and ending in the noise's metric (ℓ2 for ``rho``, ℓ1 for ``epsilon``), e.g.
+        :func:`make_person_ngram_counts`; with ``joint=True`` one transformation counting every key
+        of ``keys``, order by order.
+    :param keys: ``{order: [public n-grams of that order]}``; the released counts' keys.{budget}    :param joint: one transformation, one vector and one noise scale for every order.
+    {guarantee}
+    The keys each transformation counts (its ``counted_keys``, recorded by
+    :func:`make_person_ngram_counts` and :func:`~opendp_graph.make_label_counts`) must be
+    ``keys[order]`` in order: the vector is labelled by position, so another order would release a
+    count under another key (refused when built).
+
+    >>> import opendp.prelude as dp, opendp_graph as dpg
+    >>> dp.enable_features("contrib", "honest-but-curious")
+    >>> words = dpg.text.make_person_ngram_counts(dpg.text.person_text_domain(2), dpg.polars.person_log_distance(),
+    ...                                           ["gas", "power"], 1, output_metric=dp.l2_distance(T=dp.f64))
+    >>> release = dpg.text.make_ngram_count_composition({1: words}, {1: ["gas", "power"]}, privacy_loss=dp.loss_of(rho=0.5))
+    >>> round(release.map(1), 6)
+    0.5
+    """
+    dp.assert_features("contrib", "honest-but-curious")
+    by_order = _keys_by_order(keys)
+    noise, budget, d_in = _budget(privacy_loss, d_in, shares, joint, "make_ngram_count_composition")
+    if joint:
+        if not isinstance(counts, dp.Transformation):
+            raise TypeError("a joint release takes one transformation counting every key, order by order (not one per order)")
+        every = [k for n in by_order for k in by_order[n]]
+        _check_ends_in("counts", counts, noise)
+        _check_counts_keys("counts", counts, every, "the keys of every order, order by order")
+        return _joint_release(counts, by_order, noise, budget, d_in)
+    if isinstance(counts, dp.Transformation):
+        raise TypeError("one transformation counts every key at once: pass joint=True, or one transformation per order")
+    if not isinstance(counts, Mapping):
+        raise TypeError(f"counts must be {{order: transformation}} (or one transformation with joint=True), got {type(counts).__name__}")
+    if set(counts) != set(by_order):
+        raise ValueError(f"counts gives transformations for orders {sorted(counts)}, keys for {sorted(by_order)}")
+    for n, t in counts.items():
+        _check_ends_in(f"counts[{n}]", t, noise)
+        _check_counts_keys(f"counts[{n}]", t, by_order[n], f"keys[{n}]")
+    return _per_order_release(dict(counts), by_order, shares, noise, budget, d_in)
+
+
+def _budget(privacy_loss: Any, d_in: Any, shares: Any, joint: Any, name: str) -> tuple[str, float, int]:
+    """The noise (``"gaussian"`` for ρ, ``"laplace"`` for ε), the budget and ``d_in``, checked."""
+    spent = privacy_budget(privacy_loss, ("rho", "epsilon"), name)
     d_in = positive_integer("d_in", d_in)  # units (edges, people, secrets): a float was read as its floor (red team)
-    noise = "gaussian" if "rho" in spent else "laplace"
-    budget = spent["rho"] if "rho" in spent else spent["epsilon"]
     if not isinstance(joint, bool):
         raise TypeError(f"joint must be a bool, got {joint!r}")
     if joint and shares is not None:
         raise ValueError("shares split the budget between orders; a joint release spends it all on one vector")
+    noise = "gaussian" if "rho" in spent else "laplace"
+    return noise, float(spent["rho"] if "rho" in spent else spent["epsilon"]), d_in
+
+
+def _calibrated(counts: dp.Transformation, noise: str, target: float, d_in: int, what: str) -> tuple[dp.Measurement, float]:
     then_noise = dp.m.then_gaussian if noise == "gaussian" else dp.m.then_laplace
+    try:
+        scale = dp.binary_search_param(lambda s: counts >> then_noise(scale=s), d_in=d_in, d_out=target)
+    except Exception as error:  # OpenDP's search reports no reason a user can act on
+        raise ValueError(f"no noise scale reaches {target:g} at d_in={d_in!r} for {what}: {error}") from None
+    return counts >> then_noise(scale=scale), float(scale)
 
-    def calibrated(counts: dp.Transformation, target: float, what: str) -> tuple[dp.Measurement, float]:
-        try:
-            scale = dp.binary_search_param(lambda s: counts >> then_noise(scale=s), d_in=d_in, d_out=target)
-        except Exception as error:  # OpenDP's search reports no reason a user can act on
-            raise ValueError(f"no noise scale reaches {target:g} at d_in={d_in!r} for {what}: {error}") from None
-        return counts >> then_noise(scale=scale), float(scale)
 
-    if joint:
-        every = [k for n in orders for k in by_order[n]]
-        counts = _joint_transformation(space, every, max_ngrams_per_edge, noise)
-        measurement, scale = calibrated(counts, budget, "the counts")
-        scales = dict.fromkeys(orders, scale)
+def _joint_release(counts: dp.Transformation, by_order: dict[int, list[str]], noise: str, budget: float, d_in: int) -> dp.Measurement:
+    """One vector of every key (order by order), one noise draw at the whole budget."""
+    every = [k for n in by_order for k in by_order[n]]
+    measurement, scale = _calibrated(counts, noise, budget, d_in, "the counts")
+    scales = dict.fromkeys(by_order, scale)
 
-        def collect_joint(vector: list) -> NGramRelease:
-            return NGramRelease(dict(zip(every, (float(v) for v in vector))), dict(scales), noise, True)
+    def collect_joint(vector: list) -> NGramRelease:
+        return NGramRelease(dict(zip(every, (float(v) for v in vector))), dict(scales), noise, True)
 
-        return attach_parts_accuracy(
-            measurement >> dp.new_function(collect_joint, TO="ExtrinsicObject"),
-            [("every order", _law(counts, noise), scale, stated_bias(counts))],
-        )
+    return attach_parts_accuracy(
+        measurement >> dp.new_function(collect_joint, TO="ExtrinsicObject"),
+        [("every order", _law(counts, noise), scale, stated_bias(counts))],
+    )
+
+
+def _per_order_release(
+    per_order: dict[int, dp.Transformation], by_order: dict[int, list[str]], shares: Any, noise: str, budget: float, d_in: int
+) -> dp.Measurement:
+    """One noisy vector per order at its share of the budget, composed by OpenDP."""
+    orders = list(by_order)
     share = _shares(shares, orders)
-    per_order = _count_transformations(space, by_order, max_ngrams_per_edge, noise)
     measurements, scales = [], {}
     for n in orders:
         # a hair below each share: the shares' floating-point sum, and the compositor's sum of
         # the parts (rounded up), can land an ulp above the budget (issue 39: 23 of 164 budgets
         # with shares 0.1/0.2/0.7), and a compositor holding exactly the budget would refuse it
         target = share[n] * budget * (1 - 1e-9)
-        measurement, scales[n] = calibrated(per_order[n], target, f"the order-{n} counts")
+        measurement, scales[n] = _calibrated(per_order[n], noise, target, d_in, f"the order-{n} counts")
         measurements.append(measurement)
     composed = dp.c.make_composition(measurements)
     if composed.map(d_in) > budget:  # never seen; a guard, so no release spends more than it was given
@@ -243,45 +343,9 @@ def _check_counts_keys(name: str, t: Any, keys: list[str], what: str) -> None:
         )
 
 
-def _joint_transformation(space: Any, every: list[str], cap: Any, noise: str) -> dp.Transformation:
-    if isinstance(space, dp.Transformation):
-        if cap is not None:
-            raise ValueError("max_ngrams_per_edge is for a graph space; a transformation carries its own bound")
-        _check_ends_in("space", space, noise)
-        _check_counts_keys("space", space, every, "the keys of every order, order by order")
-        return space
-    if isinstance(space, Mapping):
-        raise TypeError("a joint release takes one transformation counting every key (or a graph space), not one per order")
-    if isinstance(cap, Mapping):
-        raise TypeError("a joint release has one cap for every order: max_ngrams_per_edge must be one number")
-    return _graph_counts(space, every, cap, noise)
-
-
-def _graph_counts(space: Any, keys: list[str], cap: Any, noise: str) -> dp.Transformation:
-    if not (isinstance(space, tuple) and len(space) == 2):
-        raise TypeError("space must be (input_domain, input_metric) of a labelled graph, or count transformations")
-    if cap is None:
-        raise ValueError("max_ngrams_per_edge is required for a graph space (the cap c of then_label_counts)")
+def _graph_counts(space: tuple[Any, Any], keys: list[str], cap: Any, noise: str) -> dp.Transformation:
     wanted = dp.l2_distance(T=dp.f64) if noise == "gaussian" else None
     return space >> then_label_counts(cap, keys, output_metric=wanted)
-
-
-def _count_transformations(space: Any, by_order: dict[int, list[str]], cap: Any, noise: str) -> dict[int, dp.Transformation]:
-    if isinstance(space, Mapping):
-        if set(space) != set(by_order):
-            raise ValueError(f"space gives count transformations for orders {sorted(space)}, keys for {sorted(by_order)}")
-        for n, t in space.items():
-            _check_ends_in(f"space[{n}]", t, noise)
-            _check_counts_keys(f"space[{n}]", t, by_order[n], f"keys[{n}]")
-        if cap is not None:
-            raise ValueError("max_ngrams_per_edge is for a graph space; a transformation carries its own bound")
-        return dict(space)
-    if isinstance(space, dp.Transformation):
-        raise TypeError("one transformation counts every key at once: pass joint=True, or one transformation per order")
-    caps = dict(cap) if isinstance(cap, Mapping) else {n: cap for n in by_order}
-    if set(caps) != set(by_order):
-        raise ValueError(f"max_ngrams_per_edge gives caps for orders {sorted(caps)}, keys for {sorted(by_order)}")
-    return {n: _graph_counts(space, by_order[n], caps[n], noise) for n in by_order}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -360,6 +424,7 @@ def _check_table(table: Any, max_messages: int) -> None:
         )
 
 
+# long: docstring (its guarantee, parameters and refusals) beside code of under 100 lines
 def make_person_ngram_counts(
     input_domain: dp.Domain,
     input_metric: dp.Metric,

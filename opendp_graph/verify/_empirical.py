@@ -207,6 +207,7 @@ def _estimate(k_num: int, n_num: int, k_den: int, n_den: int, delta: float) -> f
     return math.log((p1 - delta) / p0)
 
 
+# long: docstring (its guarantee, parameters and refusals) beside code of under 100 lines
 def empirical_epsilon(
     mechanism: Callable[[Any], Any],
     sample0: Any,

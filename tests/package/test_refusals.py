@@ -174,7 +174,7 @@ def test_a_failed_linear_program_names_no_gap(monkeypatch):
     number computed from the data; now one message whatever the log."""
     import scipy.optimize
 
-    from opendp_graph.polars import _messages
+    from opendp_graph.polars import _totals
 
     class Failed:
         status = 2
@@ -182,7 +182,7 @@ def test_a_failed_linear_program_names_no_gap(monkeypatch):
     monkeypatch.setattr(scipy.optimize, "linprog", lambda *a, **k: Failed())
     logs = [dpg.polars.message_log(pl.DataFrame({"message_id": list(range(m)), "sender": [0] * m, "recipient": [1] * m}))
             for m in (13, 40)]
-    messages = {refusal(lambda log=log: _messages.capped_total(log, 2.0)) for log in logs}
+    messages = {refusal(lambda log=log: _totals.capped_total(log, 2.0)) for log in logs}
     assert len(messages) == 1 and "gap" not in messages.pop()
 
 
@@ -323,7 +323,7 @@ def test_exact_rational_budgets_are_never_exceeded():
 
     import opendp.prelude as dp
 
-    from opendp_graph.text import make_ngram_count_release, make_person_ngram_counts, person_text_domain
+    from opendp_graph.text import make_ngram_count_composition, make_person_ngram_counts, person_text_domain
 
     eps = Fraction(1, 10)
     space = dpg.polars.message_log_domain(), dpg.polars.person_log_distance()
@@ -334,8 +334,8 @@ def test_exact_rational_budgets_are_never_exceeded():
         dpg.polars.make_private_total_estimate(*space, dp.loss_of(epsilon=eps), caps=[1, 4]),
         dpg.polars.make_private_window_totals(*space, dp.loss_of(epsilon=eps), windows=["2020-01-01", "2020-02-01"], caps=[1, 4]),
         dpg.polars.make_private_message_count_histogram(*space, dp.loss_of(epsilon=eps), [4], roster=[0, 1, 2]),
-        make_ngram_count_release(counts, {1: ["a"]}, privacy_loss=dp.loss_of(epsilon=eps), joint=True),
-        make_ngram_count_release(gaussian, {1: ["a"]}, privacy_loss=dp.loss_of(rho=eps), joint=True),
+        make_ngram_count_composition(counts, {1: ["a"]}, privacy_loss=dp.loss_of(epsilon=eps), joint=True),
+        make_ngram_count_composition(gaussian, {1: ["a"]}, privacy_loss=dp.loss_of(rho=eps), joint=True),
         dpg.make_private_degree_distribution(dpg.graph_domain(), dpg.node_insertion_distance(), dp.loss_of(epsilon=eps), [4]),
     ]
     for release in releases:

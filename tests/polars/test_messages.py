@@ -1,4 +1,4 @@
-"""Person-level capped totals of a message log (opendp_graph.polars._messages): the stability
+"""Person-level capped totals of a message log (opendp_graph.polars._totals): the stability
 claims tried on every small log, the certificate, the release's error statement."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 import opendp_graph as dpg
-from opendp_graph.polars import _messages as M
+from opendp_graph import polars as M
 
 dp.enable_features("contrib", "honest-but-curious")
 

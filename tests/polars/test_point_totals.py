@@ -11,7 +11,7 @@ import opendp.prelude as dp
 import pytest
 
 import opendp_graph as dpg
-from opendp_graph.polars import _messages as M
+from opendp_graph import polars as M
 from opendp_graph.polars import _point_totals as P
 
 from tests.polars.test_messages import PEOPLE, _hub_log, direct_log, small_logs, without

@@ -531,3 +531,25 @@ def test_the_message_column_is_checked_schema_first_then_nulls():
     for bad, error in (("s", ValueError), ("", TypeError), (3, TypeError)):
         with pytest.raises(error):
             message_unit("s", "r", message_id=bad)
+
+
+def test_every_total_bound_must_cover_the_unit():
+    """Red team: a second total bound of 0 after a right one passed the check, and OpenDP released
+    with no noise at all. Every by=[] bound must cover one unit."""
+    ident = dp.symmetric_id_distance(pl.col("message_id"))
+    framed = dp.frame_distance(ident)
+    good = [dp.polars.Bound(per_group=1)]
+    check_privacy_unit((framed, good), message_unit("s", "r"))
+    with pytest.raises(ValueError, match="does not cover one message"):
+        check_privacy_unit((framed, [dp.polars.Bound(per_group=1), dp.polars.Bound(per_group=0)]), message_unit("s", "r"))
+    pair = dp.frame_distance(dp.symmetric_id_distance(pair_identifier("s", "r")))
+    with pytest.raises(ValueError, match="does not cover one edge"):
+        check_privacy_unit((pair, [dp.polars.Bound(per_group=0), dp.polars.Bound(per_group=1)]), edge_unit("s", "r"))
+
+
+def test_a_message_id_dtype_refusal_does_not_list_enum_categories():
+    secret = ["alice@corp.com", "bob@corp.com"]
+    frame = MESSAGES.with_columns(pl.Series("message_id", [["alice@corp.com"]] * 4, dtype=pl.List(pl.Enum(secret))))
+    with pytest.raises(TypeError) as refused:
+        message_unit("s", "r").check(frame)
+    assert "alice" not in str(refused.value) and "integer or text ids" in str(refused.value)

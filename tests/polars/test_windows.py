@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 import opendp_graph as dpg
-from opendp_graph.polars import _messages as M
+from opendp_graph import polars as M
 from opendp_graph.polars import _windows as Wn
 
 from tests.polars.test_messages import PEOPLE, SHAPES, direct_log

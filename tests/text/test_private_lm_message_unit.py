@@ -115,3 +115,13 @@ def test_it_learns_on_the_chat_text_as_much_as_the_pair_unit():
     test = CT.tokens(held, set(message.vocabulary))
     snapshot_alone = message.model.models[1].perplexity(test)
     assert message.model.perplexity(test) < snapshot_alone - 4 and message.model.perplexity(test) < pair.model.perplexity(test) + 1
+
+
+def test_a_lazy_log_is_checked_against_the_unit_before_any_row_is_computed():
+    """Red team: a lazy log was collected before the unit's columns were checked, so the same
+    wrongly shaped log got the shape error or the withheld evaluation error depending on its values."""
+    failing = pl.LazyFrame({"sender": ["a", "b"], "recipient": ["b", "a"], "text": ["gas", "up"]}).with_columns(
+        pl.col("sender").str.to_integer().alias("sender_number")  # fails when computed: "a" is no integer
+    )
+    with pytest.raises(ValueError, match="message_id column 'message_id' is not in the table"):
+        dpg.text.private_language_model(failing, unit=UNIT, privacy_loss=BUDGET, snapshot=SNAPSHOT, analyzer=str.split)
