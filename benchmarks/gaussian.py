@@ -60,7 +60,7 @@ def part_a(dp, dpg, graph, runs):
 
     vocabulary = sorted(graph.vocabulary)
     space = dpg.graph_domain(labeled=True), dpg.edge_distance()
-    choice = dpg.choose_noise(*space, dpg.make_label_counts, C, vocabulary, epsilon=EPSILON, delta=DELTA)
+    choice = dpg.choose_noise(*space, dpg.make_label_counts, C, vocabulary, privacy_loss=dp.loss_of(epsilon=EPSILON, delta=DELTA))
     truth = np.asarray(label_counts(graph, C, vocabulary))
     print(f"\nA. Enron subject words, edge level, c = {C} per pair, {len(vocabulary):,} words, (ε, δ) = ({EPSILON:g}, {DELTA:g})")
     print(f"   true counts: largest {truth.max():,}; {int((truth >= 100).sum())} words of count ≥ 100")
@@ -207,7 +207,7 @@ def part_c(dp, dpg, runs, data):
         w_delta = dpg.pufferfish_distance(model, delta=DELTA).descriptor.W
         print(f"   {name}: W∞ = {model.W}, W_δ = {w_delta}")
         for k in (1, 4, 16):
-            choice = dpg.choose_noise(*space, dpg.make_label_counts, 1, vocabulary, epsilon=EPSILON, delta=DELTA, releases=k)
+            choice = dpg.choose_noise(*space, dpg.make_label_counts, 1, vocabulary, privacy_loss=dp.loss_of(epsilon=EPSILON, delta=DELTA), releases=k)
             cells = []
             for option in choice.options:
                 if option.refused is not None:

@@ -11,7 +11,7 @@
 The package is layered (``docs/architecture.md``): :mod:`.core` (the graph, its domain and
 metrics) → :mod:`.transformations` (stable queries and their rule table) → :mod:`.measurements`
 → the privacy notions :mod:`.blowfish` and :mod:`.pufferfish` → :mod:`.interpret` and
-:mod:`.verify` → the adapters :mod:`.polars`, :mod:`.spark` and :mod:`.datasets`. This module
+:mod:`.verify` → the adapters :mod:`.polars`, :mod:`.spark`, :mod:`.datasets` and :mod:`.text`. This module
 lifts the most used names to ``dpg.<name>``, each named below; every ``__all__`` of the package
 lists the public names of its own module. ``dpg.spark`` and ``dpg.text`` are imported on first
 use only. (The papers' reproductions are not part of the package: ``python -m reproductions NAME``

@@ -21,7 +21,7 @@ from ..core.domains import graph_domain_descriptor
 from ..core.graph import Graph
 from ..core.metrics import metric_descriptor
 from ..transformations import then
-from ..transformations.degrees import _l2, _wants_l2, check_bins, make_binned
+from ..transformations.degrees import _l2, _make_binned, _wants_l2, check_bins
 from ..transformations.labels import l2_bound
 from ..transformations.rules import variant
 from .metric import BlowfishDistance
@@ -119,7 +119,7 @@ def make_standard_degree_histogram(
     bins = check_bins(max_degree, graph_domain_descriptor(input_domain), "max_degree")
     vip_set = _resolve_vip(input_domain, input_metric, vip)
     l2 = _wants_l2(output_metric, dp.l1_distance(T=dp.i64), "dp.l1_distance(T=dp.i64)")
-    return make_binned(
+    return _make_binned(
         input_domain,
         input_metric,
         bins,
@@ -162,7 +162,7 @@ def make_vip_standard_histogram(
     bins = check_bins(max_count, graph_domain_descriptor(input_domain), "max_count")
     vip_set = _resolve_vip(input_domain, input_metric, vip)
     l2 = _wants_l2(output_metric, dp.l1_distance(T=dp.i64), "dp.l1_distance(T=dp.i64)")
-    return make_binned(
+    return _make_binned(
         input_domain,
         input_metric,
         bins,

@@ -15,10 +15,11 @@ Assigning or deleting an attribute raises :class:`dataclasses.FrozenInstanceErro
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import FrozenInstanceError, dataclass
+from dataclasses import FrozenInstanceError, dataclass, fields
+from types import MappingProxyType
 from typing import Any, TypeVar
 
-__all__ = ["frozen"]
+__all__ = ["frozen", "ReadOnlyFields"]
 
 C = TypeVar("C", bound=type)
 
@@ -42,3 +43,26 @@ def frozen(why: str = "") -> Callable[[C], C]:
         return patched
 
     return decorate
+
+
+class ReadOnlyFields:
+    """Mixin of a frozen dataclass whose fields hold a ``dict`` or a numpy array: each is stored as a
+    read-only view (``MappingProxyType``; an array that refuses writes), so a report cannot be
+    changed through its contents either, and it pickles as its constructor's arguments (a
+    ``MappingProxyType`` does not pickle)."""
+
+    def __post_init__(self) -> None:
+        import numpy as np
+
+        for field in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, field.name)
+            if isinstance(value, (dict, MappingProxyType)):
+                object.__setattr__(self, field.name, MappingProxyType(dict(value)))
+            elif isinstance(value, np.ndarray) and value.flags.writeable:
+                view = value.copy()
+                view.setflags(write=False)
+                object.__setattr__(self, field.name, view)
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        values = tuple(dict(v) if isinstance(v, MappingProxyType) else v for v in (getattr(self, f.name) for f in fields(self)))  # type: ignore[arg-type]
+        return type(self), values

@@ -25,8 +25,9 @@ from typing import Any
 
 import opendp.prelude as dp
 
-from ..core._checks import open_probability, positive_finite, positive_integer
+from ..core._checks import open_probability, positive_integer
 from ..measurements import zcdp_budget
+from ..measurements._context import privacy_budget
 from ..measurements.accuracy import Accuracy, PartsAccuracy, SelectionAccuracy, accuracy, readable
 from ..pufferfish.metric import PufferfishDistance, make_pufferfish_approximate, pufferfish_distance
 
@@ -165,15 +166,14 @@ def choose_noise(
     input_metric: dp.Metric,
     query,
     *args: Any,
-    epsilon: float,
-    delta: float = 0.0,
+    privacy_loss: tuple[Any, Any],
     d_in: int = 1,
     alpha: float = 0.05,
     releases: int = 1,
     **kwargs: Any,
 ) -> NoiseChoice:
-    """Compare the noises that release ``query(input_domain, input_metric, *args, **kwargs)`` at
-    ``(epsilon, delta)`` for input distance ``d_in``, from public figures only, and say which has
+    """Compare the noises that release ``query(input_domain, input_metric, *args, **kwargs)`` within
+    ``privacy_loss`` for input distance ``d_in``, from public figures only, and say which has
     the smallest per-entry error.
 
     Routes (each calibrated with ``dp.binary_search_param``; :class:`NoiseOption` says why one
@@ -191,8 +191,8 @@ def choose_noise(
 
     :param query: a ``make_x`` constructor of this package that takes ``output_metric=`` (label
         counts, degree histograms).
-    :param epsilon: the ε target.
-    :param delta: the δ target (``0``: pure ε, Laplace only).
+    :param privacy_loss: the budget, OpenDP's pair: ``dp.loss_of(epsilon=ε)`` (pure ε: the Laplace
+        routes only) or ``dp.loss_of(epsilon=ε, delta=δ)`` (every route; each is within ``(ε, δ)``).
     :param d_in: the input distance to protect.
     :param alpha: the per-entry significance level of the half-widths.
     :param releases: how many releases of this query (or of queries with the same sensitivities)
@@ -208,19 +208,17 @@ def choose_noise(
     >>> dp.enable_features("contrib", "honest-but-curious")
     >>> space = dpg.graph_domain(labeled=True), dpg.edge_distance()
     >>> vocabulary = [f"w{i}" for i in range(100)]
-    >>> choice = dpg.choose_noise(*space, dpg.make_label_counts, 50, vocabulary, epsilon=1.0, delta=1e-6)
+    >>> choice = dpg.choose_noise(*space, dpg.make_label_counts, 50, vocabulary, privacy_loss=dp.loss_of(epsilon=1.0, delta=1e-6))
     >>> [(o.route, round(o.scale, 1), o.half_width) for o in choice.options]
     [('laplace', 50.0, 150.0), ('gaussian', 32.0, 63.0)]
     >>> choice.best.route  # 50 words per pair: ℓ2 = √50 against L1 = 50
     'gaussian'
-    >>> dpg.choose_noise(*space, dpg.make_label_counts, 1, vocabulary, epsilon=1.0, delta=1e-6).best.route
+    >>> dpg.choose_noise(*space, dpg.make_label_counts, 1, vocabulary, privacy_loss=dp.loss_of(epsilon=1.0, delta=1e-6)).best.route
     'laplace'
     """
     dp.assert_features("contrib", "honest-but-curious")
-    epsilon = positive_finite("epsilon", epsilon)
-    if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not 0 <= delta < 1:
-        raise ValueError(f"delta must be a number in [0, 1), got {delta!r}")
-    delta = float(delta)
+    budget = privacy_budget(privacy_loss, ("epsilon", "epsilon, delta"), "choose_noise")
+    epsilon, delta = budget["epsilon"], budget.get("delta", 0.0)
     d_in = positive_integer("d_in", d_in)
     alpha = open_probability("alpha", alpha)
     releases = positive_integer("releases", releases)

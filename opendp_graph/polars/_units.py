@@ -20,9 +20,10 @@ person          :func:`~opendp_graph.node_distance`: all     ``SymmetricDistance
                 the messages a person sent or received are   (``D`` for ``neighbouring="add_remove"``)
                 rewired; each person is in at most ``D``
                 rows (both roles counted)
-message         one message (every row of its ``message_id``:   ``SymmetricIdDistance(message_id)``, 1
-                its recipients and text) added or removed    identifier
-                (edge DP on the multigraph of messages)
+message         one message (every row of one                ``SymmetricIdDistance(message_id)``, 1
+                ``message_id``: its recipients and text),    identifier
+                added or removed (edge DP on the
+                multigraph of messages)
 secret label    :func:`~opendp_graph.pufferfish_distance`:   ``SymmetricDistance``, ``F`` rows of an
                 one secret "edge i carries label a" under    edge-label table (one row per edge and
                 a correlation model; ``F`` = its flip        label, :func:`edge_label_table`)

@@ -40,6 +40,7 @@ from typing import Any, NamedTuple
 import opendp.prelude as dp
 
 from ..core._checks import open_probability, positive_integer
+from ..core._frozen import ReadOnlyFields
 from ..measurements._context import privacy_budget, zcdp_budget
 from ..measurements.threshold import calibrate_gaussian_threshold, make_corrected_gaussian_threshold
 from ..transformations import then
@@ -51,7 +52,7 @@ __all__ = ["PrivateLanguageModel", "make_private_language_model", "then_private_
 
 
 @dataclass(frozen=True)
-class PrivateLanguageModel:
+class PrivateLanguageModel(ReadOnlyFields):
     """What :func:`make_private_language_model` releases (all of it DP: post-processing of the union).
 
     * ``model``: the model to use, the mixture ``weight · private + (1 − weight) · snapshot`` (the

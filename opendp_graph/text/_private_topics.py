@@ -20,6 +20,7 @@ from typing import Any
 import opendp.prelude as dp
 
 from ..core._checks import positive_integer
+from ..core._frozen import ReadOnlyFields
 from ..measurements._context import privacy_budget
 from ..transformations import then
 from ._private_lm import label_union
@@ -29,7 +30,7 @@ __all__ = ["PrivateTopics", "make_private_topics", "then_private_topics"]
 
 
 @dataclass(frozen=True)
-class PrivateTopics:
+class PrivateTopics(ReadOnlyFields):
     """What :func:`make_private_topics` releases (all of it post-processing of the union):
     ``topics`` (:class:`~opendp_graph.text.Topics`), ``released`` (word pair → noisy count, each at
     least ``threshold``), ``new_words`` (the released words outside the snapshot's vocabulary that

@@ -27,6 +27,7 @@ import opendp.prelude as dp
 
 from ..core._bias import state_bias, stated_bias
 from ..core._checks import positive_finite, positive_integer
+from ..core._frozen import ReadOnlyFields
 from ..measurements._context import privacy_budget
 from ..measurements.accuracy import attach_parts_accuracy
 from ..transformations import then
@@ -83,7 +84,7 @@ def _shares(shares: Any, orders: list[int]) -> dict[int, float]:
 
 
 @dataclass(frozen=True)
-class NGramRelease:
+class NGramRelease(ReadOnlyFields):
     """What :func:`make_ngram_count_release` returns: the noisy counts of every key, with the
     noise's public law (its kind and scale per order), which the language model's denoising
     reads (:meth:`~opendp_graph.text.NGramModel.from_release`)."""

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core._frozen import ReadOnlyFields
 from ._lm import noise_threshold
 from ._tokens import pair_label_graph, person_label_table, tokenizer
 
@@ -96,7 +97,7 @@ def person_cooccurrence_table(
 
 
 @dataclass(frozen=True)
-class Topics:
+class Topics(ReadOnlyFields):
     """Topics as word weights: ``weights[t, i]`` is word ``vocabulary[i]``'s weight in topic
     ``t``; :meth:`top` lists each topic's heaviest words."""
 

@@ -215,7 +215,7 @@ def check_bins(value, domain: GraphDomain, name: str = "max_degree") -> int:
     return int(value)
 
 
-def make_binned(
+def _make_binned(
     input_domain,
     input_metric,
     last_bin,
@@ -316,7 +316,7 @@ def make_degree_histogram(
     """
     l2 = _wants_l2(output_metric, int_vector_space()[1], "dp.l1_distance(T=dp.i64)")
     query = DEGREE_HISTOGRAM_L2 if l2 else make_degree_histogram
-    return make_binned(input_domain, input_metric, max_degree, query, degree_histogram, output_metric=_l2() if l2 else None)
+    return _make_binned(input_domain, input_metric, max_degree, query, degree_histogram, output_metric=_l2() if l2 else None)
 
 
 then_degree_histogram = then(make_degree_histogram)
@@ -542,7 +542,7 @@ def make_cumulative_degree_histogram(
     """
     l2 = _wants_l2(output_metric, int_vector_space()[1], "dp.l1_distance(T=dp.i64)")
     query = CUMULATIVE_DEGREE_HISTOGRAM_L2 if l2 else make_cumulative_degree_histogram
-    return make_binned(input_domain, input_metric, max_degree, query, cumulative_degree_histogram, output_metric=_l2() if l2 else None)
+    return _make_binned(input_domain, input_metric, max_degree, query, cumulative_degree_histogram, output_metric=_l2() if l2 else None)
 
 
 then_cumulative_degree_histogram = then(make_cumulative_degree_histogram)

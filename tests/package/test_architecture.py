@@ -23,7 +23,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("privacy notions", ("opendp_graph.blowfish", "opendp_graph.pufferfish")),
     ("interpretation and verification", ("opendp_graph.interpret", "opendp_graph.verify")),
     ("adapters", ("opendp_graph.polars", "opendp_graph.spark", "opendp_graph.datasets", "opendp_graph.text")),
-    ("namespace and commands", ("opendp_graph", "opendp_graph.cli", "opendp_graph._cli_args", "opendp_graph.conftest")),
+    ("namespace and commands", ("opendp_graph", "opendp_graph.cli", "opendp_graph._cli_args")),
 ]
 
 

@@ -208,3 +208,27 @@ def test_red_team_budget_findings_stay_fixed():
             opendp_graph.graph_domain(labeled=True), opendp_graph.edge_distance(), dp.loss_of(epsilon=1.0, delta=5e-324),
             snapshot_counts={"gas": 1.0}, vocabulary=["gas"],
         )
+
+
+def test_no_space_constructor_hides_outside_all():
+    """A ``make_x(input_domain, input_metric, …)`` defined in any module of the package (private
+    modules included) is in that module's ``__all__`` or has a private name (``_make_x``): the tests
+    above read ``__all__``, so a constructor left out of it would escape them (review: ``make_binned``
+    did)."""
+    hidden = []
+    for info in pkgutil.walk_packages(opendp_graph.__path__, "opendp_graph."):
+        try:
+            module = importlib.import_module(info.name)
+        except ImportError:  # an optional extra that is not installed
+            continue
+        exported = set(getattr(module, "__all__", ()))
+        for name, function in vars(module).items():
+            if (
+                name.startswith("make_")
+                and inspect.isfunction(function)
+                and function.__module__ == module.__name__
+                and _takes_a_space(function)
+                and name not in exported
+            ):
+                hidden.append(f"{module.__name__}.{name}")
+    assert not hidden, f"space constructors outside __all__ (export them with their then_ form, or name them _make_x): {hidden}"

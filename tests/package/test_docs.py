@@ -34,7 +34,6 @@ DOCS = REPO / "docs"
 # public modules the API reference leaves out on purpose
 NOT_IN_API = {
     "opendp_graph.cli": "the opendp-graph command (`opendp-graph --help`)",
-    "opendp_graph.conftest": "pytest configuration of the doctests",
 }
 
 

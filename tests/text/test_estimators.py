@@ -66,3 +66,23 @@ def test_a_model_does_not_depend_on_the_order_of_its_counts():
     b = NGramModel.from_counts(shuffled, order=2, vocabulary=WORDS)
     probs = [(a.prob(x, h), b.prob(x, h)) for x in a.vocabulary for h in ([], ["gas"], ["<s>"])]
     assert np.allclose(*zip(*probs), rtol=0, atol=1e-15)
+
+
+def test_reports_are_read_only_and_pickle():
+    """A release's report is a value: its counts, scales and weights refuse writes (review: a
+    frozen dataclass whose dict could still be written), and it pickles."""
+    import pickle
+
+    from opendp_graph.text import NGramRelease, Topics
+
+    release = NGramRelease({"gas": 3.0}, {1: 1.5}, "gaussian")
+    with pytest.raises(TypeError):
+        release.counts["gas"] = 0.0  # type: ignore[index]
+    with pytest.raises(TypeError):
+        release.scales[1] = 0.0  # type: ignore[index]
+    assert pickle.loads(pickle.dumps(release)) == release
+    topics = Topics(("gas", "power"), np.array([[1.0, 0.0]]))
+    with pytest.raises(ValueError):
+        topics.weights[0, 0] = 2.0
+    again = pickle.loads(pickle.dumps(topics))
+    assert again.vocabulary == topics.vocabulary and np.array_equal(again.weights, topics.weights)
