@@ -54,14 +54,12 @@ from ..core._checks import float_at_most, open_probability, positive_integer
 from ..measurements._context import privacy_budget
 from ..measurements._truncation import (
     LP_TOLERANCE,
-    incidence,
-    tightest_ratio,
+    truncated_coverage,
     truncated_total,
-    uncertified,
 )
 from ..measurements.accuracy import attach_choice_accuracy
 from ..transformations import then
-from ._messages import TOTAL_KINDS, MessageLog, _check_space, _kind, _load, _person_count, _weights, require_log
+from ._messages import TOTAL_KINDS, MessageLog, _check_space, _kind, _person_count, _weights, require_log
 
 __all__ = [
     "LP_TOLERANCE",
@@ -118,52 +116,15 @@ def _solve(log: MessageLog, tau: float, kind: str) -> float:
 
 
 def _capped_pairs(log: MessageLog, tau: float) -> float:
-    from scipy import sparse
-    from scipy.optimize import linprog
-
+    """The distinct pairs a capped selection of messages reaches (:func:`capped_total` with
+    ``of="pairs"``): the log's messages as records (owners, and the pairs each covers), handed to
+    the mechanism :func:`~opendp_graph.measurements._truncation.truncated_coverage`."""
     k = _weights(log, "pairs")
     senders = np.repeat(log.sender, np.diff(log.pair_indptr))
     others = log.pair_recipients
     lo, hi = np.minimum(senders, others), np.maximum(senders, others)
-    keys = lo * max(log.num_people, 1) + hi
-    pair_keys, pair_of = np.unique(keys, return_inverse=True)
-    num_pairs = pair_keys.shape[0]
-    if num_pairs == 0:
-        return 0.0
-    if _load(log, k).max() <= tau:
-        return float(num_pairs)
-    m = log.num_messages
-    # variables: x (messages) then y (pairs); maximise Σ y. a_people[p, m] = k_m when p owns m
-    a_people = incidence(log.owner_indptr, log.owners, log.num_people, values=k)
-    message_of = np.repeat(np.arange(m), np.diff(log.pair_indptr))
-    support = sparse.csr_matrix((-np.ones(message_of.shape[0]), (pair_of, message_of)), shape=(num_pairs, m))
-    a_ub = sparse.vstack(
-        [
-            sparse.hstack([a_people, sparse.csr_matrix((log.num_people, num_pairs))]),
-            sparse.hstack([support, sparse.identity(num_pairs)]),
-        ]
-    ).tocsr()
-    b_ub = np.concatenate([np.full(log.num_people, tau), np.zeros(num_pairs)])
-    c = np.concatenate([np.zeros(m), -np.ones(num_pairs)])
-    for method in ("highs-ipm", "highs-ds"):  # as in measurements._truncation.truncated_total
-        res = linprog(c, A_ub=a_ub, b_ub=b_ub, bounds=(0.0, 1.0), method=method)
-        if res.status != 0:
-            continue
-        x = np.clip(res.x[:m], 0.0, 1.0)
-        x = x * tightest_ratio(log.owner_indptr, log.owners, a_people @ x, tau)
-        pair_support = np.bincount(pair_of, weights=x[message_of], minlength=num_pairs)
-        primal = float(np.minimum(1.0, pair_support).sum())
-        # dual: min τ Σ y_p + Σ w_m + Σ v_q, with k_m Σ_{p∋m} y_p + w_m ≥ Σ_{q ∈ pairs(m)} s_q and s_q + v_q ≥ 1
-        marg = res.ineqlin.marginals
-        y = np.clip(-marg[: log.num_people], 0.0, None)
-        s = np.clip(-marg[log.num_people :], 0.0, 1.0)
-        need = np.bincount(message_of, weights=s[pair_of], minlength=m)
-        w = np.maximum(0.0, need - a_people.T @ y)  # k_m·Σ_{p ∋ m} y_p
-        dual = float(tau * y.sum() + w.sum() + (1.0 - s).sum())
-        gap = (dual - primal) / tau
-        if gap <= LP_TOLERANCE:
-            return primal
-    raise uncertified()
+    _, pair_of = np.unique(lo * max(log.num_people, 1) + hi, return_inverse=True)
+    return truncated_coverage(log.owner_indptr, log.owners, log.num_people, k, log.pair_indptr, pair_of, tau)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -37,7 +37,7 @@ def test_core_linf_exhaustive(metric_name):
     build, _ = ls.METRIC3[metric_name]
     dom = ls.domain(None, **({"max_degree": 2} if metric_name == "node" else {}))
     member = np.array([dom.descriptor.member(g) for g in ls.GRAPHS3])
-    xs, ys = ls.PAIRS3[metric_name]
+    xs, ys = ls.pairs3(metric_name)
     keep = member[xs] & member[ys]
     xs, ys = xs[keep], ys[keep]
     for c in (1, 2, 3):

@@ -98,3 +98,45 @@ def test_every_triangle_graph_of_four_nodes():
 def test_records_outside_the_proof_are_refused(indptr, owners, people, psi, tau, match):
     with pytest.raises(ValueError, match=match):
         truncated_total(np.array(indptr), np.array(owners, dtype=np.int64), people, np.array(psi), tau)
+
+
+def _without_person(indptr, owners, psi, item_indptr, items, person):
+    keep = [m for m in range(len(indptr) - 1) if person not in owners[indptr[m] : indptr[m + 1]]]
+    new_owners = [owners[indptr[m] : indptr[m + 1]] for m in keep]
+    new_items = [items[item_indptr[m] : item_indptr[m + 1]] for m in keep]
+    as_csr = lambda rows: (np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(np.int64),  # noqa: E731
+                           np.concatenate(rows).astype(np.int64) if rows else np.zeros(0, dtype=np.int64))
+    (o_ptr, o), (i_ptr, i) = as_csr(new_owners), as_csr(new_items)
+    return o_ptr, o, psi[keep], i_ptr, i
+
+
+def test_truncated_coverage_moves_by_at_most_tau_when_a_person_leaves():
+    """Random records of 1–3 owners among 5 people, each covering 1–3 of 6 items (weight: its
+    number of items): removing any person moves the capped coverage by at most τ (its proof), the
+    coverage never exceeds the items or decreases with τ, and with τ above every load it counts
+    every item once."""
+    from opendp_graph.measurements._truncation import LP_TOLERANCE, truncated_coverage
+
+    rng = np.random.default_rng(43)
+    for _ in range(40):
+        records = int(rng.integers(1, 8))
+        owner_rows = [np.sort(rng.choice(5, size=int(rng.integers(1, 4)), replace=False)) for _ in range(records)]
+        item_rows = [np.sort(rng.choice(6, size=int(rng.integers(1, 4)), replace=False)) for _ in range(records)]
+        indptr = np.concatenate([[0], np.cumsum([len(r) for r in owner_rows])]).astype(np.int64)
+        owners = np.concatenate(owner_rows).astype(np.int64)
+        item_indptr = np.concatenate([[0], np.cumsum([len(r) for r in item_rows])]).astype(np.int64)
+        items = np.concatenate(item_rows).astype(np.int64)
+        psi = np.diff(item_indptr).astype(float)
+        distinct = len(np.unique(items))
+        _, items = np.unique(items, return_inverse=True)  # item ids 0 … Q−1
+        values = []
+        for tau in (0.5, 1.0, 2.0, 4.0):
+            q = truncated_coverage(indptr, owners, 5, psi, item_indptr, items, tau)
+            assert q <= distinct + 1e-9
+            values.append(q)
+            for person in range(5):
+                o_ptr, o, p, i_ptr, i = _without_person(indptr, owners, psi, item_indptr, items, person)
+                q_without = truncated_coverage(o_ptr, o, 5, p, i_ptr, i, tau) if len(p) else 0.0
+                assert abs(q - q_without) <= tau * (1 + 2 * LP_TOLERANCE) + 1e-9
+        assert all(a <= b + 1e-9 for a, b in zip(values, values[1:]))
+        assert truncated_coverage(indptr, owners, 5, psi, item_indptr, items, 1e6) == distinct

@@ -171,8 +171,9 @@ def test_measure_aborts_a_run_over_its_limit():
 @pytest.mark.parametrize(
     "only",
     [
-        # default: the two synthetic groups that hold every named row below (8 s idle: two workers)
-        pytest.param(("synthetic_10m", "speedup"), id="synthetic"),
+        # the two synthetic groups that hold every named row below (8 s idle: two workers); slow,
+        # like every benchmark run here, and run by .ci/run's slow step (the default run stays under 6 min)
+        pytest.param(("synthetic_10m", "speedup"), marks=pytest.mark.slow, id="synthetic"),
         # every group, the real data sets included (16 s idle, 45 s on a loaded machine: five workers)
         pytest.param(bench.GROUPS, marks=pytest.mark.slow, id="all"),
     ],
@@ -239,7 +240,7 @@ def test_spark_benchmark_runs_and_the_engines_agree(tmp_path):
     [
         # default: the graph and log processes at the size the full run uses (at 2,000 edges a
         # stage's peak can round to 0 MiB above the process's baseline, which the test refuses)
-        (20000, 30000, False),
+        pytest.param(20000, 30000, False, marks=pytest.mark.slow),
         pytest.param(20000, 30000, True, marks=pytest.mark.slow),  # all three processes (9 s idle, 45 s loaded)
     ],
 )

@@ -95,8 +95,9 @@ def datasets_read_by(code: str) -> list[str]:
 def _param(page: str, line: int, code: str):
     marks = [pytest.mark.needs_data] if datasets_read_by(code) else []
     if "dpg.spark" in code:
-        # the id names Spark: the block runs on the Spark tests' worker, in their session (conftest.py)
-        return pytest.param(code, id=f"{page}-line{line}-spark", marks=[*marks, pytest.mark.spark])
+        # the id names Spark: the block runs on the Spark tests' worker, in their session (conftest.py);
+        # slow (20 s of Spark jobs the Spark tests already cover), run by .ci/run's slow step
+        return pytest.param(code, id=f"{page}-line{line}-spark", marks=[*marks, pytest.mark.spark, pytest.mark.slow])
     return pytest.param(code, id=f"{page}-line{line}", marks=marks)
 
 

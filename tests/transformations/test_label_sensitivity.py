@@ -15,6 +15,7 @@ labellings (vectorised); the reference is checked against the real ``label_count
 ``label_count_map`` and the flip enumeration against ``PufferfishDistance.related``.
 """
 
+import functools
 import itertools
 import math
 
@@ -442,12 +443,19 @@ METRIC3 = {
     "group2": (lambda: dpg.group_distance(2), GroupDistance(2)),
     "node": (dpg.node_distance, NodeDistance()),
 }
-PAIRS3 = {name: _neighbour_pairs(name) for name in METRIC3}
+
+
+@functools.cache
+def pairs3(metric_name):
+    """The neighbour pairs of one metric, built when a test first asks (at collection they cost every
+    worker 2.6 s, and pytest-xdist collects in each)."""
+    return _neighbour_pairs(metric_name)
 
 
 def test_neighbour_pairs_are_at_distance_one():
     rng = np.random.default_rng(1)
-    for name, (xs, ys) in PAIRS3.items():
+    for name in METRIC3:
+        xs, ys = pairs3(name)
         descriptor = METRIC3[name][1]
         for k in rng.choice(len(xs), 60, replace=False).tolist():
             assert descriptor.distance(GRAPHS3[xs[k]], GRAPHS3[ys[k]]) == 1, (name, CODES3[xs[k]], CODES3[ys[k]])
@@ -464,7 +472,7 @@ def test_core_label_rules_exhaustive(metric_name, cap):
     build, _ = METRIC3[metric_name]
     dom = domain(cap, **({"max_degree": 2} if metric_name == "node" else {}))
     member = np.array([dom.descriptor.member(g) for g in GRAPHS3])
-    xs, ys = PAIRS3[metric_name]
+    xs, ys = pairs3(metric_name)
     keep = member[xs] & member[ys]
     xs, ys = xs[keep], ys[keep]
     for c in (1, 2, 3):
