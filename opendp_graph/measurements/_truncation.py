@@ -19,7 +19,8 @@ parts the package's releases share (a cap chosen under DP, then one release at t
 
 The adapters convert their tables into the arrays these read (owners of each record in CSR form:
 ``indptr``, ``owners``), and nothing here imports an adapter: person-level totals of message logs
-(:mod:`opendp_graph.polars`) use it today, and a record owned by several people is any record:
+(:mod:`opendp_graph.measurements._capped_totals`, on the log :func:`opendp_graph.polars.message_log`
+reads from a table) use it today, and a record owned by several people is any record:
 a triangle is one of its three nodes', so node-level subgraph counts can use the same program.
 """
 

@@ -51,6 +51,24 @@ checks nothing (see :attr:`PrivacyUnit.privacy_unit`).
 Nothing is lifted to the top level: use ``dpg.polars.<name>``.
 """
 
+from ..measurements._capped_totals import (
+    LP_TOLERANCE,
+    MIN_CAP,
+    TOTAL_KINDS,
+    TotalRelease,
+    capped_total,
+    make_capped_total,
+    make_capped_total_ladder,
+    make_private_total,
+    then_capped_total,
+    then_capped_total_ladder,
+    then_private_total,
+)
+from ..measurements._message_log import (
+    MessageLog,
+    message_log_domain,
+    person_log_distance,
+)
 from ._context import UnitContext, compositor, loss_for
 from ._convert import graph_from_polars, graph_to_polars
 from ._message_counts import (
@@ -74,28 +92,10 @@ from ._message_graph import (
     then_person_degree_tails,
     then_person_graph,
 )
-from ._messages import (
-    MessageLog,
-    message_log,
-    message_log_domain,
-    person_log_distance,
-)
+from ._messages import message_log
 from ._pair_level import PairLogDistance, make_message_count_histogram, message_count_histogram, pair_log_distance, then_message_count_histogram
 from ._point_totals import TotalEstimate, cap_scores, make_cap_scores, make_private_total_estimate, then_cap_scores, then_private_total_estimate
 from ._table_checks import pair_identifier, rows_per_pair, rows_per_person
-from ._totals import (
-    LP_TOLERANCE,
-    MIN_CAP,
-    TOTAL_KINDS,
-    TotalRelease,
-    capped_total,
-    make_capped_total,
-    make_capped_total_ladder,
-    make_private_total,
-    then_capped_total,
-    then_capped_total_ladder,
-    then_private_total,
-)
 from ._unit_checks import check_privacy_unit
 from ._units import (
     EdgeContentUnit,

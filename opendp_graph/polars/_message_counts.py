@@ -27,10 +27,10 @@ import opendp.prelude as dp
 from ..core._bias import state_bias
 from ..core._checks import budget_share, positive_finite, positive_integer
 from ..measurements._context import privacy_budget
+from ..measurements._message_log import MessageLog, _check_space, _person_count, require_log
 from ..measurements.degree_distribution import _candidates, choice_arguments, choose_bound_and_release
 from ..transformations import then
 from ._message_graph import _roster, roster_positions, tails_transformation
-from ._messages import MessageLog, _check_space, _person_count, require_log
 
 __all__ = [
     "message_counts",

@@ -34,9 +34,9 @@ from ..core._checks import positive_integer
 from ..core.domains import graph_domain
 from ..core.graph import Graph
 from ..core.metrics import node_distance
+from ..measurements._message_log import MessageLog, _check_space, _person_count, require_log
 from ..transformations import then
 from ..transformations.projection import degree_projection
-from ._messages import MessageLog, _check_space, _person_count, require_log
 
 __all__ = [
     "make_person_graph",

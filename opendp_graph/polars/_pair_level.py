@@ -28,8 +28,8 @@ import numpy as np
 import opendp.prelude as dp
 
 from ..core._checks import positive_integer
+from ..measurements._message_log import MessageLog, MessageLogDomain, require_log
 from ..transformations import then
-from ._messages import MessageLog, MessageLogDomain, require_log
 
 __all__ = ["PairLogDistance", "pair_log_distance", "message_count_histogram", "make_message_count_histogram", "then_message_count_histogram"]
 

@@ -51,21 +51,21 @@ import numpy as np
 import opendp.prelude as dp
 
 from ..core._checks import budget_share, open_probability
-from ..measurements._context import privacy_budget
-from ..measurements._truncation import LP_TOLERANCE, laplace_at_each_cap, release_at_chosen_cap, selection_budget
-from ..transformations import then
-from ._messages import (
-    MessageLog,
-    _check_space,
-    _person_count,
-)
-from ._totals import (
+from ..measurements._capped_totals import (
     _caps,
     _kind,
     _round_up,
     capped_total,
     make_capped_total,
 )
+from ..measurements._context import privacy_budget
+from ..measurements._message_log import (
+    MessageLog,
+    _check_space,
+    _person_count,
+)
+from ..measurements._truncation import LP_TOLERANCE, laplace_at_each_cap, release_at_chosen_cap, selection_budget
+from ..transformations import then
 
 __all__ = ["TotalEstimate", "cap_scores", "make_cap_scores", "then_cap_scores", "make_private_total_estimate", "then_private_total_estimate"]
 

@@ -35,16 +35,7 @@ import opendp.prelude as dp
 
 from ..core._bias import state_bias
 from ..core._checks import budget_share, open_probability
-from ..measurements._context import privacy_budget
-from ..measurements._truncation import LP_TOLERANCE, laplace_at_each_cap, release_at_chosen_cap, selection_budget
-from ..transformations import then
-from ._messages import (
-    MessageLog,
-    _check_space,
-    _person_count,
-    require_log,
-)
-from ._totals import (
+from ..measurements._capped_totals import (
     _caps,
     _kind,
     _round_up,
@@ -52,6 +43,15 @@ from ._totals import (
     capped_total,
     unit_ladder,
 )
+from ..measurements._context import privacy_budget
+from ..measurements._message_log import (
+    MessageLog,
+    _check_space,
+    _person_count,
+    require_log,
+)
+from ..measurements._truncation import LP_TOLERANCE, laplace_at_each_cap, release_at_chosen_cap, selection_budget
+from ..transformations import then
 
 __all__ = [
     "make_window_capped_totals",

@@ -484,7 +484,7 @@ def make_person_ngram_counts(
     20
     """
     dp.assert_features("contrib", "honest-but-curious")
-    from ..polars._messages import PersonLogDistance
+    from ..measurements._message_log import PersonLogDistance
 
     descriptor = getattr(input_domain, "descriptor", None)
     if not isinstance(descriptor, PersonTextDomain):

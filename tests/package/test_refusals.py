@@ -174,7 +174,7 @@ def test_a_failed_linear_program_names_no_gap(monkeypatch):
     number computed from the data; now one message whatever the log."""
     import scipy.optimize
 
-    from opendp_graph.polars import _totals
+    from opendp_graph.measurements import _capped_totals as _totals
 
     class Failed:
         status = 2

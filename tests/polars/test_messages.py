@@ -1,4 +1,4 @@
-"""Person-level capped totals of a message log (opendp_graph.polars._totals): the stability
+"""Person-level capped totals of a message log (opendp_graph.measurements._capped_totals): the stability
 claims tried on every small log, the certificate, the release's error statement."""
 
 from __future__ import annotations

@@ -325,10 +325,10 @@ def test_every_metric_descriptor_class_derives_from_the_protocol():
         for path in PACKAGE.rglob("*.py")
         if "user_distance(" in path.read_text()
     }
-    # polars/_messages.py builds person_log_distance and polars/_pair_level.py pair_log_distance,
+    # measurements/_message_log.py builds person_log_distance and polars/_pair_level.py pair_log_distance,
     # metrics on message logs (not graph metrics, so not MetricDescriptors): their queries do not
     # use the graph rule table
-    assert builders == {"core/metrics.py", "blowfish/metric.py", "pufferfish/metric.py", "polars/_messages.py",
+    assert builders == {"core/metrics.py", "blowfish/metric.py", "pufferfish/metric.py", "measurements/_message_log.py",
                         "polars/_pair_level.py"}
 
 

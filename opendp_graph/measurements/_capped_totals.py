@@ -1,5 +1,6 @@
 """Person-level totals of a message log where a message has several owners (the log itself:
-:mod:`opendp_graph.polars._messages`).
+:mod:`opendp_graph.measurements._message_log`; a Polars table becomes one by
+:func:`opendp_graph.polars.message_log`).
 
 A message has a sender and one or more recipients, and belongs to all of them. Bounding what one
 person contributes is then not a matter of truncating rows per identifier (OpenDP's
@@ -22,7 +23,7 @@ per delivery, its number of words). It needs no recipient cap: a message with ma
 uses one unit of each owner's allowance, whatever their number.
 
 **Neighbours**: :func:`~opendp_graph.polars.person_log_distance` (a person with every message they
-took part in, added or removed, or replaced; :mod:`opendp_graph.polars._messages` states it).
+took part in, added or removed, or replaced; :mod:`opendp_graph.measurements._message_log` states it).
 
 **Stability.** ``|Q(x, τ) − Q(x', τ)| ≤ τ`` for neighbours under both relations.
 *Proof.* Let ``x₀`` be ``x`` without every message of the person ``v`` who differs (for
@@ -51,15 +52,15 @@ import opendp.prelude as dp
 
 from ..core._bias import state_bias
 from ..core._checks import float_at_most, open_probability, positive_integer
-from ..measurements._context import privacy_budget
-from ..measurements._truncation import (
+from ..transformations import then
+from ._context import privacy_budget
+from ._message_log import TOTAL_KINDS, MessageLog, _check_space, _kind, _person_count, _weights, require_log
+from ._truncation import (
     LP_TOLERANCE,
     truncated_coverage,
     truncated_total,
 )
-from ..measurements.accuracy import attach_choice_accuracy
-from ..transformations import then
-from ._messages import TOTAL_KINDS, MessageLog, _check_space, _kind, _person_count, _weights, require_log
+from .accuracy import attach_choice_accuracy
 
 __all__ = [
     "LP_TOLERANCE",
