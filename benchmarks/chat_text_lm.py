@@ -204,8 +204,7 @@ def pufferfish_row(model, name, private_graph, snapshot_counts, vocabulary, held
     snapshot_model = T.NGramModel.from_counts(snapshot_counts, order=2, vocabulary=vocabulary)
     cells, medians = [], []
     for epsilon in args.epsilons:
-        release = T.make_ngram_count_release(dpg.graph_domain(labeled=True), dpg.pufferfish_distance(model), by_order,
-                                             max_ngrams_per_edge=1, joint=True, privacy_loss=dp.loss_of(rho=dpg.zcdp_budget(epsilon, DELTA)))
+        release = T.make_ngram_count_release(dpg.graph_domain(labeled=True), dpg.pufferfish_distance(model), dp.loss_of(rho=dpg.zcdp_budget(epsilon, DELTA)), by_order, max_ngrams_per_edge=1, joint=True)
         values = []
         for _ in range(args.runs):
             out = release(private_graph)

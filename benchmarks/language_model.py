@@ -256,7 +256,7 @@ def main(argv=None) -> None:
             tick = time.perf_counter()
             cells = []
             for eps in args.epsilons:
-                release = T.make_ngram_count_release(domain, metric, these, max_ngrams_per_edge=cap, joint=True, **budget(eps))
+                release = T.make_ngram_count_release(domain, metric, budget(eps)["privacy_loss"], these, max_ngrams_per_edge=cap, joint=True)
                 values, scale = [], None
                 for _ in range(args.runs):
                     out = release(private_graph)

@@ -135,10 +135,10 @@ def _shared_text(constructor: Any) -> Any:
 def make_ngram_count_release(
     input_domain: dp.Domain,
     input_metric: dp.Metric,
+    privacy_loss: tuple[Any, Any],
     keys: Mapping[int, Sequence[str]],
     *,
     max_ngrams_per_edge: int | Mapping[int, int],
-    privacy_loss: tuple[Any, Any],
     d_in: Any = 1,
     shares: Mapping[int, float] | None = None,
     joint: bool = False,
@@ -150,17 +150,17 @@ def make_ngram_count_release(
 
     :param input_domain: ``graph_domain(labeled=True)``: a labelled pair graph (as
         :func:`~opendp_graph.text.pair_ngram_graph` builds: each pair's n-gram set on its edge).
-    :param input_metric: the graph's metric (edge, group, Blowfish or Pufferfish privacy).
-    :param keys: ``{order: [public n-grams of that order]}``; the released counts' keys.
+    :param input_metric: the graph's metric (edge, group, Blowfish or Pufferfish privacy).{budget}    :param keys: ``{order: [public n-grams of that order]}``; the released counts' keys.
     :param max_ngrams_per_edge: the per-edge cap ``c`` of ``then_label_counts`` (one number, or
-        one per order; one number with ``joint``).{budget}    :param joint: one vector and one noise scale for every order.
+        one per order; one number with ``joint``).
+    :param joint: one vector and one noise scale for every order.
     {guarantee}
     >>> import opendp.prelude as dp, opendp_graph as dpg
     >>> from opendp_graph.text import make_ngram_count_release
     >>> dp.enable_features("contrib", "honest-but-curious")
     >>> keys = {1: ["gas", "power"], 2: ["gas power"], 3: ["<s> gas power"]}
-    >>> release = make_ngram_count_release(dpg.graph_domain(labeled=True), dpg.edge_distance(), keys,
-    ...                                    max_ngrams_per_edge=4, privacy_loss=dp.loss_of(rho=0.5))
+    >>> release = make_ngram_count_release(dpg.graph_domain(labeled=True), dpg.edge_distance(), dp.loss_of(rho=0.5), keys,
+    ...                                    max_ngrams_per_edge=4)
     >>> release.map(1) <= 0.5, round(release.map(1), 6)   # never above the budget
     (True, 0.5)
     """

@@ -504,7 +504,7 @@ def test_an_n_gram_release_has_an_accuracy_per_order():
 
     space = dpg.graph_domain(labeled=True), dpg.edge_distance()
     keys = {1: ["gas", "power"], 2: ["gas power"], 3: ["<s> gas power"]}
-    split = T.make_ngram_count_release(*space, keys, max_ngrams_per_edge=4, privacy_loss=dp.loss_of(rho=0.5), shares={1: 0.5, 2: 0.25, 3: 0.25})
+    split = T.make_ngram_count_release(*space, dp.loss_of(rho=0.5), keys, max_ngrams_per_edge=4, shares={1: 0.5, 2: 0.25, 3: 0.25})
     g = dpg.Graph.from_edges([0], [1], num_nodes=2, labels=[["gas"]])
     acc = dpg.accuracy(split)
     assert isinstance(acc, dpg.measurements.accuracy.PartsAccuracy)
@@ -518,7 +518,7 @@ def test_an_n_gram_release_has_an_accuracy_per_order():
     assert acc.worst is acc.for_part("order 2") or acc.worst.scale == max(p.scale for _, p in acc.parts)
     table = dpg.summarize({"lm": split})
     assert table["release"].to_list() == ["lm (order 1)", "lm (order 2)", "lm (order 3)"]
-    joint = T.make_ngram_count_release(*space, keys, max_ngrams_per_edge=4, privacy_loss=dp.loss_of(epsilon=1.0), joint=True)
+    joint = T.make_ngram_count_release(*space, dp.loss_of(epsilon=1.0), keys, max_ngrams_per_edge=4, joint=True)
     (label, part), = dpg.accuracy(joint).parts
     assert label == "every order" and part.noise == "discrete_laplace" and part.scale == pytest.approx(4.0)
 
@@ -577,8 +577,7 @@ def test_a_wrapped_relaxed_pufferfish_release_states_each_order():
     g = dpg.Graph.from_edges([0, 1, 2], [1, 2, 3], num_nodes=4, labels=[["gas"], ["gas", "power"], ["gas power"]])
     model = dpg.pufferfish.BinomialModel.from_public(g, g)
     space = dpg.graph_domain(labeled=True), dpg.pufferfish_distance(model, delta=1e-6)
-    release = T.make_ngram_count_release(*space, {1: ["gas", "power"], 2: ["gas power"]}, max_ngrams_per_edge=1,
-                                         privacy_loss=dp.loss_of(epsilon=1.0), joint=True)
+    release = T.make_ngram_count_release(*space, dp.loss_of(epsilon=1.0), {1: ["gas", "power"], 2: ["gas power"]}, max_ngrams_per_edge=1, joint=True)
     wrapped = dpg.pufferfish.make_pufferfish_approximate(release)
     (label, part), = dpg.accuracy(wrapped).parts
     assert label == "every order" and part.scale == pytest.approx(wrapped(g).scales[1])
@@ -591,10 +590,10 @@ def test_each_order_states_its_own_cap():
 
     space = dpg.graph_domain(labeled=True), dpg.edge_distance()
     keys = {1: ["gas", "power"], 2: ["gas power"]}  # c = 1 can drop an order-1 key, never the single order-2 key
-    acc = dpg.accuracy(T.make_ngram_count_release(*space, keys, max_ngrams_per_edge=1, privacy_loss=dp.loss_of(epsilon=1.0)))
+    acc = dpg.accuracy(T.make_ngram_count_release(*space, dp.loss_of(epsilon=1.0), keys, max_ngrams_per_edge=1))
     assert acc.for_part("order 1").not_included is not None and acc.for_part("order 2").not_included is None
     assert acc.not_included == acc.for_part("order 1").not_included
-    table = dpg.summarize({"lm": T.make_ngram_count_release(*space, keys, max_ngrams_per_edge=1, privacy_loss=dp.loss_of(epsilon=1.0))})
+    table = dpg.summarize({"lm": T.make_ngram_count_release(*space, dp.loss_of(epsilon=1.0), keys, max_ngrams_per_edge=1)})
     assert table["not_included"].to_list() == [acc.for_part("order 1").not_included, None]
 
 

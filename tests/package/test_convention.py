@@ -232,3 +232,18 @@ def test_no_space_constructor_hides_outside_all():
             ):
                 hidden.append(f"{module.__name__}.{name}")
     assert not hidden, f"space constructors outside __all__ (export them with their then_ form, or name them _make_x): {hidden}"
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
+def test_the_budget_is_the_third_argument(module):
+    """Every ``make_x(input_domain, input_metric, …)`` that spends a budget takes it third, as
+    ``privacy_loss`` (positional or by name): one place, as OpenDP's constructors put their noise
+    scale right after the space (review: ``make_ngram_count_release`` took it fifth, by keyword only)."""
+    for name, make in _exported(module, "make_").items():
+        if not _takes_a_space(make):
+            continue
+        parameters = list(inspect.signature(make).parameters.values())
+        names = [p.name for p in parameters]
+        if "privacy_loss" in names:
+            assert names.index("privacy_loss") == 2, f"{module.__name__}.{name} takes privacy_loss as argument {names.index('privacy_loss') + 1}"
+            assert parameters[2].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD, f"{name}: privacy_loss must be positional or keyword"
