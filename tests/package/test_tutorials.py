@@ -93,9 +93,12 @@ def test_spark_notebooks_are_recognised():
 
 @pytest.mark.parametrize("path", TUTORIALS, ids=[p.stem for p in TUTORIALS])
 def test_every_tutorial_compiles(path):
-    """Every code cell is valid Python (IPython's ``%magics`` and ``!commands`` aside): the cheap
-    check of a notebook that the default run does not execute."""
+    """Every code cell is valid Python (IPython's ``%magics`` and ``!commands`` aside), and every
+    cell has its own id: the cheap check of a notebook that the default run does not execute."""
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    # nbformat 4.5 wants an id on every cell, and refuses the notebook under warnings-as-errors
+    assert all(isinstance(cell.get("id"), str) and cell["id"] for cell in cells), f"{path.name}: a cell without an id"
+    assert len({cell["id"] for cell in cells}) == len(cells), f"{path.name}: two cells share an id"
     for number, cell in enumerate(cells):
         if cell["cell_type"] == "code":
             source = "\n".join(line for line in "".join(cell["source"]).splitlines() if not line.lstrip().startswith(("%", "!")))
