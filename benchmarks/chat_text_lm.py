@@ -99,7 +99,7 @@ def report(name, graph, snapshot_counts, vocabulary, held, args, *, reference_co
             k: mixture([model({g: v for g, v in exact_counts.items() if v >= k}), snapshot_model], [0.3, 0.7]).perplexity(held)
             for k in (3, 5, 10)
         }
-        print(f"    the same, only the n-grams at least k pairs used (what a release that cleans below k can see), μ = 0.3: "
+        print("    the same, only the n-grams at least k pairs used (what a release that cleans below k can see), μ = 0.3: "
               + ", ".join(f"k = {k}: {v:.1f} ({closed(v):.0%})" for k, v in visible.items()))
         for epsilon in args.epsilons:
             meas = dpg.text.make_private_language_model(

@@ -151,7 +151,6 @@ def day_algorithm4(graph, candidates, runs: int, epsilon: float = 1.0, *, score_
     module docstring), all noise from OpenDP. Add/remove-a-node privacy."""
     import opendp.prelude as dp
 
-    import opendp_graph as dpg
     from opendp_graph.transformations.projection import degree_projection
 
     dp.enable_features("contrib", "honest-but-curious")

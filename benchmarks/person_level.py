@@ -84,7 +84,6 @@ def point_estimates(name, log, of, ladder, runs, epsilon=1.0):
     within about ±25 %), so the ratio uses the exact one. The point estimate's median and the
     coverage of its interval come from ``10·runs`` releases (a 90 % statement checked on 30
     fails the count by chance one time in five); R2T's from ``runs``."""
-    import opendp.prelude as dp
 
     import opendp_graph as dpg
 
@@ -128,7 +127,6 @@ def edge_level_message_counts(name, log, ks, runs, epsilon=1.0):
     """Messages per person at edge level (one pair's deliveries; no cap, no roster): OpenDP's
     discrete Laplace on :func:`opendp_graph.polars.make_message_count_histogram` at scale 4/ε,
     error Σ_c |released_c − true_c| / n (n the people of the log), negatives clamped to 0."""
-    import opendp.prelude as dp
 
     import opendp_graph as dpg
 
@@ -149,7 +147,6 @@ def _roster_free_cells(log, bounds, runs, epsilon, make_tails, exact_tails, coun
     ``histogram_from_tails``; median over ``runs`` of Σ_c |released_c − true_c| / n against the
     projected histogram (the noise) and against the true one from ``counts`` (each person's count,
     the last entry "bound or more": noise and bias)."""
-    import opendp.prelude as dp
 
     import opendp_graph as dpg
 
@@ -212,7 +209,6 @@ def monthly(name, log, months, runs, max_contribution, caps, epsilon=1.0):
     share = epsilon / len(months)
     composed = dpg.polars.make_private_total(*space, dp.loss_of(epsilon=share), max_contribution=max_contribution, caps=caps, beta=0.1)
     baseline = [np.median([abs(composed(p).estimate - t) / t for p, t in zip(parts, truth)]) for _ in range(max(3, runs // 10))]
-    import opendp.prelude as dp
 
     fixed = {}  # each cap of the ladder, fixed in advance, the vector released at the whole ε
     for cap in caps:
@@ -242,7 +238,6 @@ def choice_law(scores: list[int], fixed: dict, sensitivity: int, epsilon_select:
     the score vector ``scores``: ``draws`` picks on the one vector (a diagnostic of the choice's
     law; the 30 releases above are a small sample of it). Returns each candidate's share of the
     picks and the median and mean of the picked candidates' measured errors (``fixed``)."""
-    import opendp.prelude as dp
 
     candidates = list(fixed)
     space = dp.vector_domain(dp.atom_domain(T=dp.i64), size=len(candidates)), dp.linf_distance(T=dp.i64)
@@ -272,7 +267,6 @@ def _print_choice_laws(fixed, n, sensitivity, epsilon, best, real_scores, what="
 def _real_scores(histogram_at, release_chain, candidates, n, epsilon, selection_share=0.1):
     """The score vector make_private_degree_distribution's selection reads (non-private: for the
     choice law), with its noise terms at the release's calibrated scales."""
-    import opendp.prelude as dp
 
     from opendp_graph.measurements.degree_distribution import fit_noise_estimate, make_bias_noise_scores
 
@@ -332,7 +326,6 @@ def score_components(graph, true, candidates, epsilon, draws=5, selection_share=
     people), and the fitted release's noise (the fit against the projection's own histogram,
     median of ``draws`` releases at the release's ε) beside the score's public noise term
     ``N_θ = min((θ + 1)·scale, √(n·scale))``. Non-private diagnostics."""
-    import opendp.prelude as dp
 
     import opendp_graph as dpg
     from benchmarks.node_level import error
@@ -369,7 +362,6 @@ def choice_at_budgets(name, log, roster, candidates, epsilons=(3.0, 10.0), runs=
     at larger ε (``runs`` releases per θ), and the law of the choice (2,000 draws of OpenDP's
     noisy max) on the current score and on the previous one (nodes above θ at twice the largest
     candidate, doubled, plus the raw noise ``(θ + 1)·scale``, at its own sensitivity)."""
-    import opendp.prelude as dp
 
     import opendp_graph as dpg
     from benchmarks.node_level import error
@@ -524,7 +516,6 @@ def point_estimate_table(dpg, synthetic, args):
 
 
 def main(argv=None) -> None:
-    import opendp.prelude as dp
 
     import opendp_graph as dpg
 

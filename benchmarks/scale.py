@@ -138,7 +138,7 @@ def worker_graph(edges: int) -> dict:
     gc.collect()
     at_rest = sum(a.nbytes for a in (graph.src, graph.dst, graph.labels.data, graph.labels.indices, graph.labels.indptr))
     models = _stage(rows, "fit", base, E, dpg.pufferfish.fit_all, graph, progress=False)
-    _stage(rows, "W", base, E, lambda: {name: int(m.wasserstein().W) for name, m in models.items()})
+    _stage(rows, "W", base, E, lambda: {name: int(m.wasserstein().W) for name, m in models.items()})  # noqa: F821 (called before the del below)
     del models
     space = dpg.graph_domain(labeled=True), dpg.edge_distance()
     histogram = space >> dpg.then_degree_histogram(max_degree=1000)

@@ -54,7 +54,6 @@ import datetime as _dt
 import glob
 import json
 import os
-import platform
 import shutil
 import subprocess
 import sys

@@ -163,7 +163,6 @@ def python_output():
     """``python_output(code)``: what ``code`` prints when run by a fresh interpreter (this one's
     ``sys.executable``; a fresh one sees imports and warnings as a user's first ``import`` would)."""
     import subprocess
-    import sys
 
     def run(code: str) -> str:
         return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

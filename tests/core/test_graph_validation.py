@@ -4,7 +4,6 @@ keys exact; pickling; the ``max_labels_per_edge`` domain promise."""
 
 import copy
 import datetime
-import math
 import pickle
 from multiprocessing.reduction import ForkingPickler
 

@@ -1,7 +1,6 @@
 """dpg.choose_noise: every route meets the target (ε, δ) at its calibrated scale and misses it just
 below; the best route is the one with the smallest half-width; public figures only."""
 
-import math
 
 import opendp.prelude as dp
 import pytest

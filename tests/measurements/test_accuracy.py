@@ -611,7 +611,6 @@ def test_selection_accuracy_holds_for_noisy_top_k(measure):
     """OpenDP's noisy top-k releases keys; the statement: every released key's true score is within
     half_width of the k-th best, for all keys at once with probability ≥ 1 − alpha. Checked over
     600 releases on a vector where many keys sit just below the margin (the hardest case)."""
-    import numpy as np
 
     scores = [100, 90, 80] + [80 - 6 * i for i in range(1, 12)]
     domain = dp.vector_domain(dp.atom_domain(T=dp.i64), size=len(scores))

@@ -12,7 +12,7 @@ import pytest
 import opendp_graph as dpg
 from opendp_graph.polars import _pair_level as E
 
-from tests.polars.test_messages import PEOPLE, SHAPES, direct_log, make_log, small_logs
+from tests.polars.test_messages import PEOPLE, direct_log, make_log, small_logs
 
 dp.enable_features("contrib", "honest-but-curious")
 

@@ -25,7 +25,6 @@ from opendp_graph.pufferfish import (
     BinomialModel,
     ConditionalModel,
     EdgeLevelModel,
-    GlobalModel,
     MarkovQuiltModel,
     WassersteinReport,
     binomial_delta_bounds,

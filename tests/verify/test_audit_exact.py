@@ -6,7 +6,6 @@ distributions).
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np

@@ -238,6 +238,9 @@ def test_label_threshold_release_delta_is_off_by_one_in_opendp():
     # One labelled edge {0,1} with property "x" (unique), against the graph without that edge.
     g1 = _graph(STAR, labels=[["x"]] + [["y"]] * (N - 2))
     g0 = _graph(STAR[1:], labels=[["y"]] * (N - 2))
+    from opendp_graph.core.metrics import EdgeDistance
+
+    assert EdgeDistance().distance(g1, g0) == 1  # the neighbouring pair the exact δ below is for
     space = dpg.graph_domain(labeled=True), dpg.edge_distance()
     T, b = 4, 1.0
     meas = space >> dpg.then_label_count_map(max_labels_per_edge=1) >> dp.m.then_laplace_threshold(scale=b, threshold=T)
