@@ -27,7 +27,7 @@ import opendp.prelude as dp
 
 from ..core._checks import positive_integer
 from ..core._frozen import frozen
-from ._truncation import gather
+from ._truncation import gather, owner_load
 
 __all__ = [
     "MessageLog",
@@ -346,4 +346,4 @@ def _weights(log: MessageLog, kind: str) -> np.ndarray:
 
 def _load(log: MessageLog, psi: np.ndarray) -> np.ndarray:
     """``Σ_{m ∋ p} ψ_m`` for every person ``p`` (an index into ``log.people``)."""
-    return np.bincount(log.owners, weights=np.repeat(psi, np.diff(log.owner_indptr)), minlength=log.num_people)
+    return owner_load(log.owner_indptr, log.owners, log.num_people, psi)

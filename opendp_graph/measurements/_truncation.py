@@ -34,6 +34,7 @@ import opendp.prelude as dp
 from .accuracy import attach_choice_accuracy
 
 __all__ = [
+    "owner_load",
     "truncated_coverage",
     "LP_TOLERANCE",
     "gather",
@@ -80,6 +81,13 @@ def tightest_ratio(indptr: np.ndarray, owners: np.ndarray, person_load: np.ndarr
     return scale
 
 
+def owner_load(indptr: np.ndarray, owners: np.ndarray, num_people: int, psi: np.ndarray) -> np.ndarray:
+    """``Σ_{m ∋ p} ψ_m`` for every person ``p``: what each holds of the total if every record is taken."""
+    if not owners.size:
+        return np.zeros(num_people)
+    return np.bincount(owners, weights=np.repeat(psi, np.diff(indptr)), minlength=num_people)
+
+
 def uncertified() -> RuntimeError:
     """The solver's failure (never observed on these programs, normalised to units of ``τ``; an
     error that depends on the data only through a numerical failure, raised before any noise is
@@ -122,7 +130,7 @@ def truncated_total(indptr: np.ndarray, owners: np.ndarray, num_people: int, psi
     1.5
     """
     _check_records(indptr, owners, num_people, psi, tau)
-    load = np.bincount(owners, weights=np.repeat(psi, np.diff(indptr)), minlength=num_people) if owners.size else np.zeros(num_people)
+    load = owner_load(indptr, owners, num_people, psi)
     if load.size == 0 or load.max() <= tau:
         return float(psi.sum())  # every record fits: the all-in selection is optimal
     from scipy.optimize import linprog
@@ -203,7 +211,7 @@ def truncated_coverage(
     num_items = int(items.max()) + 1 if items.size else 0
     if num_items == 0:
         return 0.0
-    load = np.bincount(owners, weights=np.repeat(psi, np.diff(indptr)), minlength=num_people) if owners.size else np.zeros(num_people)
+    load = owner_load(indptr, owners, num_people, psi)
     if load.max(initial=0.0) <= tau:
         return float(np.unique(items).shape[0])  # every record fits: every item some record covers
     m = indptr.shape[0] - 1

@@ -161,13 +161,20 @@ def withheld() -> ValueError:
     )
 
 
-def _refuse_null_ids(lazy: Any, src: str, dst: str) -> None:
-    """The data-level precondition: no null endpoint. The message is the same whichever row or
-    column holds the null, so a refusal reveals only that the table is invalid."""
+def _refuse_null_ids(lazy: Any, src: str, dst: str, message_id: str | None = None) -> None:
+    """The data-level precondition: no null endpoint (and, for a message unit, no null
+    ``message_id``), read in one pass. The message is the same whichever row or column holds the
+    null, so a refusal reveals only that the table is invalid."""
     import polars as pl
 
-    if _collect(lazy.select((pl.col(src).is_null() | pl.col(dst).is_null()).any())).item():
+    checks = [(pl.col(src).is_null() | pl.col(dst).is_null()).any().alias("endpoints")]
+    if message_id is not None:
+        checks.append(pl.col(message_id).is_null().any().alias("message"))
+    found = _collect(lazy.select(checks)).row(0, named=True)
+    if found["endpoints"]:
         raise ValueError(f"the src/dst columns {src!r}/{dst!r} contain nulls; every message needs a sender and a recipient")
+    if found.get("message"):
+        raise ValueError(f"the message_id column {message_id!r} contains nulls; every row must name its message")
 
 
 def _valid_ids(frame: Any, src: Any, dst: Any, where: str = "table"):

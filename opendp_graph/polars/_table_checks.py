@@ -103,16 +103,11 @@ def rows_per_pair(frame: Any, src: str = "src", dst: str = "dst"):
 def _check_table(unit: Any, frame: Any) -> None:
     """The body of :meth:`PrivacyUnit.check <opendp_graph.polars.PrivacyUnit.check>` (its
     docstring says what is checked, in which order)."""
-    import polars as pl
-
     from ._convert import _as_lazy, _refuse_null_ids
 
     lazy = _as_lazy(frame)
     _check_schema(unit, schema_of(lazy))
-    _refuse_null_ids(lazy, unit.src, unit.dst)
-    message_id = unit.extra.get("message_id")
-    if message_id is not None and bool(_collect(lazy.select(pl.col(message_id).is_null().any())).item()):
-        raise ValueError(f"the message_id column {message_id!r} contains nulls; every row must name its message")
+    _refuse_null_ids(lazy, unit.src, unit.dst, unit.extra.get("message_id"))
     if unit.max_messages is None:
         return
     if unit.bound_on == "edge label":

@@ -292,14 +292,18 @@ def unit_pair_graph(log: Any, unit: Any, *, text: str, analyzer: Any, vocabulary
     """The graph :func:`private_language_model` releases from: who wrote to whom in ``log`` (the
     unit's columns), each pair's n-grams (orders ``1 … order``, the vocabulary folded) on its
     edge, on the log's own ids (the released label counts do not depend on the node set)."""
+    return _ngram_graph(log, unit.src, unit.dst, text=text, analyzer=analyzer, vocabulary=vocabulary, order=order)
+
+
+def _ngram_graph(frame: Any, src: str, dst: str, *, text: str, analyzer: Any, vocabulary: Any, order: int) -> Any:
+    """:func:`~opendp_graph.text.pair_ngram_graph` of ``frame`` on its own ids (orders ``1 … order``):
+    the one builder behind :func:`unit_pair_graph` and :func:`unit_message_graph`."""
     import polars as pl
 
     from ._tokens import pair_ngram_graph
 
-    people = pl.concat([log[unit.src], log[unit.dst]]).unique().sort().to_list()
-    graph, _ = pair_ngram_graph(
-        log, people, orders=range(1, order + 1), text=text, src=unit.src, dst=unit.dst, analyzer=analyzer, vocabulary=vocabulary
-    )
+    ids = pl.concat([frame[src], frame[dst]]).unique().sort().to_list()
+    graph, _ = pair_ngram_graph(frame, ids, orders=range(1, order + 1), text=text, src=src, dst=dst, analyzer=analyzer, vocabulary=vocabulary)
     return graph
 
 
@@ -311,16 +315,10 @@ def unit_message_graph(log: Any, unit: Any, *, text: str, analyzer: Any, vocabul
     or removing one message (every row of one ``message_id``) adds or removes exactly one edge and
     changes no other edge's labels: ``edge_distance`` 1. Messages to oneself are messages like
     others. The released label counts do not depend on the node set."""
-    import polars as pl
-
-    from ._tokens import message_edge_frame, pair_ngram_graph
+    from ._tokens import message_edge_frame
 
     frame = message_edge_frame(log, message_id=unit.message_id, text=text)
-    nodes = pl.concat([frame["sender"], frame["recipient"]]).unique().sort().to_list()
-    graph, _ = pair_ngram_graph(
-        frame, nodes, orders=range(1, order + 1), text="text", src="sender", dst="recipient", analyzer=analyzer, vocabulary=vocabulary
-    )
-    return graph
+    return _ngram_graph(frame, "sender", "recipient", text="text", analyzer=analyzer, vocabulary=vocabulary, order=order)
 
 
 # what the one-call route leaves out of the model, for every unit (public descriptions: no figure)

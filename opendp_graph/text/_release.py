@@ -171,7 +171,7 @@ def make_ngram_count_release(
     if joint:
         if isinstance(max_ngrams_per_edge, Mapping):
             raise TypeError("a joint release has one cap for every order: max_ngrams_per_edge must be one number")
-        every = [k for n in by_order for k in by_order[n]]
+        every = _every_key(by_order)
         return _joint_release(_graph_counts(space, every, max_ngrams_per_edge, noise), by_order, noise, budget, d_in)
     caps = dict(max_ngrams_per_edge) if isinstance(max_ngrams_per_edge, Mapping) else dict.fromkeys(by_order, max_ngrams_per_edge)
     if set(caps) != set(by_order):
@@ -222,7 +222,7 @@ def make_ngram_count_composition(
     if joint:
         if not isinstance(counts, dp.Transformation):
             raise TypeError("a joint release takes one transformation counting every key, order by order (not one per order)")
-        every = [k for n in by_order for k in by_order[n]]
+        every = _every_key(by_order)
         _check_ends_in("counts", counts, noise)
         _check_counts_keys("counts", counts, every, "the keys of every order, order by order")
         return _joint_release(counts, by_order, noise, budget, d_in)
@@ -236,6 +236,11 @@ def make_ngram_count_composition(
         _check_ends_in(f"counts[{n}]", t, noise)
         _check_counts_keys(f"counts[{n}]", t, by_order[n], f"keys[{n}]")
     return _per_order_release(dict(counts), by_order, shares, noise, budget, d_in)
+
+
+def _every_key(by_order: dict[int, list[str]]) -> list[str]:
+    """Every key, order by order: the joint vector's layout."""
+    return [k for n in by_order for k in by_order[n]]
 
 
 def _budget(privacy_loss: Any, d_in: Any, shares: Any, joint: Any, name: str) -> tuple[str, float, int]:
@@ -260,8 +265,8 @@ def _calibrated(counts: dp.Transformation, noise: str, target: float, d_in: int,
 
 
 def _joint_release(counts: dp.Transformation, by_order: dict[int, list[str]], noise: str, budget: float, d_in: int) -> dp.Measurement:
-    """One vector of every key (order by order), one noise draw at the whole budget."""
-    every = [k for n in by_order for k in by_order[n]]
+    """One vector of every key (order by order, as ``counts`` counts them), one noise draw at the whole budget."""
+    every = _every_key(by_order)
     measurement, scale = _calibrated(counts, noise, budget, d_in, "the counts")
     scales = dict.fromkeys(by_order, scale)
 

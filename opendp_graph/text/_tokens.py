@@ -277,14 +277,9 @@ def message_edge_frame(frame: Any, *, message_id: str = "message_id", text: str 
     """
     import polars as pl
 
-    message = pl.col(_column(frame, message_id)).cast(pl.String)
-    return frame.select(message.alias("sender"), (message + "\x1f").alias("recipient"), pl.col(_column(frame, text)).cast(pl.String).alias("text"))
-
-
-def _column(frame: Any, name: str) -> str:
-    if not isinstance(name, str) or name not in frame.columns:
-        raise ValueError(f"the log has no column {name!r}")
-    return name
+    frame = _frame(frame, message_id, text, text=text)
+    message = pl.col(message_id).cast(pl.String)
+    return frame.select(message.alias("sender"), (message + "\x1f").alias("recipient"), pl.col(text).cast(pl.String).alias("text"))
 
 
 def delivery_ngrams(
