@@ -1,6 +1,7 @@
-"""Topics beyond the snapshot: :func:`opendp_graph.text.make_private_topics` (a DP set union of the
-private period's co-occurring word pairs per pair of people, open vocabulary) against the public
-snapshot alone, on the synthetic chat text (three topics emerge after the snapshot) and on the
+"""Topics beyond the snapshot: :func:`opendp_graph.text.make_private_topics` (``keys="snapshot"``:
+Gaussian counts of every word pair of the snapshot's vocabulary, each pair of people clipped to ℓ2
+norm ``C``; ``keys="open"``: a DP set union of the private period's co-occurring word pairs per
+pair of people, open vocabulary) against the public snapshot alone, on the synthetic chat text (three topics emerge after the snapshot) and on the
 Enron subjects (skipped with the reason when the data cannot be found).
 
 Usage (from the repository root)::
@@ -78,16 +79,16 @@ def release_topics(private_graph, space, snapshot_counts, vocabulary, num_topics
 
     from opendp_graph import text as T
 
-    for epsilon in args.epsilons:
+    for keys, epsilon in [(k, e) for k in ("snapshot", "open") for e in args.epsilons]:
         meas = T.make_private_topics(*space, dp.loss_of(epsilon=epsilon, delta=DELTA), num_topics=num_topics, snapshot_counts=snapshot_counts,
-                                     vocabulary=vocabulary, max_pairs_per_edge=args.c)
+                                     vocabulary=vocabulary, keys=keys, norm_bound=args.norm_bound, max_pairs_per_edge=args.c)
         outs = [meas(private_graph) for _ in range(args.runs)]
         cells = [f"recovers {np.median([recovered(o.topics) for o in outs]):.0f} "
                  f"({min(recovered(o.topics) for o in outs)}–{max(recovered(o.topics) for o in outs)})"]
         if generated is not None:
             cells.append(f"generated found {np.median([found(o.topics) for o in outs]):.0f}")
         eps, delta = meas.map(1)
-        print(f"    ε = {epsilon:g} (spent ({eps:.3g}, {delta:.0e}); σ = {outs[0].scale:.1f}, threshold {outs[0].threshold}; "
+        print(f"    keys={keys!r}, ε = {epsilon:g} (spent ({eps:.3g}, {delta:.0e}); σ = {outs[0].scale:.1f}, threshold {outs[0].threshold}; "
               f"word pairs released {int(np.median([len(o.released) for o in outs])):,}, new words used "
               f"{int(np.median([len(o.new_words) for o in outs]))}): " + ", ".join(cells))
 
@@ -103,7 +104,8 @@ def main(argv=None) -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--epsilons", type=float, nargs="+", default=[1.0, 10.0])
     parser.add_argument("--words", type=int, default=300)
-    parser.add_argument("--c", type=int, default=16)
+    parser.add_argument("--c", type=int, default=16, help="keys='open': word pairs per pair of people")
+    parser.add_argument("--norm-bound", type=float, default=4.0, help="keys='snapshot': the ℓ2 bound C per pair of people")
     parser.add_argument("--data", default=None, help="the folder holding enron-perry-wolfe (default: the package's resolver)")
     args = parser.parse_args(argv)
     dp.enable_features("contrib", "honest-but-curious")

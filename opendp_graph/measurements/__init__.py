@@ -4,6 +4,8 @@
   OpenDP's thresholded Laplace and Gaussian with a correct δ, and their calibrations;
 * :mod:`.top_k`: :func:`make_candidate_top_k`, the most frequent properties among public
   candidates;
+* :mod:`.subgraph_counts`: node-level triangle, k-star and 4-cycle counts with the cap chosen by
+  a sparse-vector scan (:func:`make_private_subgraph_count`);
 * :mod:`.degree_distribution`: the node-level degree distribution with its projection bound
   chosen under DP (:func:`make_private_degree_distribution`) and its post-processing;
 * :mod:`.accuracy`: the noise of a release as a half-width (:class:`Accuracy`,
@@ -29,6 +31,14 @@ from .degree_distribution import (
     make_histogram_from_cumulative,
     make_private_degree_distribution,
     then_private_degree_distribution,
+)
+from .subgraph_counts import (
+    SubgraphCountRelease,
+    contribution_bound,
+    make_cap_scan,
+    make_private_subgraph_count,
+    then_cap_scan,
+    then_private_subgraph_count,
 )
 from .threshold import (
     calibrate_gaussian_threshold,
@@ -62,4 +72,10 @@ __all__ = [
     "then_corrected_laplace_threshold",
     "make_candidate_top_k",
     "then_candidate_top_k",
+    "SubgraphCountRelease",
+    "contribution_bound",
+    "make_cap_scan",
+    "then_cap_scan",
+    "make_private_subgraph_count",
+    "then_private_subgraph_count",
 ]

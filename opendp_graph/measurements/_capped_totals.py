@@ -53,13 +53,9 @@ import opendp.prelude as dp
 from ..core._bias import state_bias
 from ..core._checks import float_at_most, open_probability, positive_integer
 from ..transformations import then
+from ..transformations._multi_owner import LP_TOLERANCE, truncated_coverage, truncated_total
 from ._context import privacy_budget
 from ._message_log import TOTAL_KINDS, MessageLog, _check_space, _kind, _person_count, _weights, require_log
-from ._truncation import (
-    LP_TOLERANCE,
-    truncated_coverage,
-    truncated_total,
-)
 from .accuracy import attach_choice_accuracy
 
 __all__ = [
@@ -77,7 +73,7 @@ __all__ = [
 ]
 
 
-# LP_TOLERANCE (measurements._truncation): the slack the capped total's stability map adds for
+# LP_TOLERANCE (transformations._multi_owner): the slack the capped total's stability map adds for
 # the linear program's numerical tolerance, relative to ``τ`` (every value is certified within
 # ``LP_TOLERANCE · τ`` of the optimum by a feasible primal and a feasible dual solution).
 
@@ -119,7 +115,7 @@ def _solve(log: MessageLog, tau: float, kind: str) -> float:
 def _capped_pairs(log: MessageLog, tau: float) -> float:
     """The distinct pairs a capped selection of messages reaches (:func:`capped_total` with
     ``of="pairs"``): the log's messages as records (owners, and the pairs each covers), handed to
-    the mechanism :func:`~opendp_graph.measurements._truncation.truncated_coverage`."""
+    the mechanism :func:`~opendp_graph.transformations._multi_owner.truncated_coverage`."""
     k = _weights(log, "pairs")
     senders = np.repeat(log.sender, np.diff(log.pair_indptr))
     others = log.pair_recipients

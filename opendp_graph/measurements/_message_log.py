@@ -27,7 +27,7 @@ import opendp.prelude as dp
 
 from ..core._checks import positive_integer
 from ..core._frozen import frozen
-from ._truncation import gather, owner_load
+from ..transformations._multi_owner import gather, owner_load
 
 __all__ = [
     "MessageLog",

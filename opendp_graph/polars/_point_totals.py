@@ -64,8 +64,9 @@ from ..measurements._message_log import (
     _check_space,
     _person_count,
 )
-from ..measurements._truncation import LP_TOLERANCE, laplace_at_each_cap, release_at_chosen_cap, selection_budget
+from ..measurements._truncation import laplace_at_each_cap, release_at_chosen_cap, selection_budget
 from ..transformations import then
+from ..transformations._multi_owner import LP_TOLERANCE
 
 __all__ = ["TotalEstimate", "cap_scores", "make_cap_scores", "then_cap_scores", "make_private_total_estimate", "then_private_total_estimate"]
 

@@ -50,8 +50,9 @@ from ..measurements._message_log import (
     _person_count,
     require_log,
 )
-from ..measurements._truncation import LP_TOLERANCE, laplace_at_each_cap, release_at_chosen_cap, selection_budget
+from ..measurements._truncation import laplace_at_each_cap, release_at_chosen_cap, selection_budget
 from ..transformations import then
+from ..transformations._multi_owner import LP_TOLERANCE
 
 __all__ = [
     "make_window_capped_totals",

@@ -14,8 +14,9 @@ declared key, not a magic string. A variant may be *derived*: its map is another
 adapted (``make_label_counts`` under ``linf_distance`` is the ℓ∞ component of
 ``make_label_count_map``'s rule).
 
-**Who registers.** :mod:`opendp_graph.transformations.degrees`, ``.labels``, ``.projection`` and
-``.triangles`` (imported by :mod:`opendp_graph.transformations`);
+**Who registers.** :mod:`opendp_graph.transformations.degrees`, ``.labels``, ``.projection``,
+``.triangles``, ``.subgraphs`` and ``.label_vectors`` (imported by
+:mod:`opendp_graph.transformations`);
 :mod:`opendp_graph.blowfish.rules` (imported by :mod:`opendp_graph.blowfish`) and
 :mod:`opendp_graph.pufferfish.metric` (imported by :mod:`opendp_graph.pufferfish`). ``import
 opendp_graph`` imports all of them, so after it :func:`table` is complete:

@@ -24,7 +24,7 @@ WORDS = ["gas", "price", "pipeline", "golf", "lunch", "party"]
 
 
 def test_the_map_is_the_unions_and_within_the_budget():
-    meas = dpg.text.make_private_topics(*SPACE, dp.loss_of(epsilon=1.0, delta=1e-7), num_topics=2, snapshot_counts=SNAPSHOT, vocabulary=WORDS)
+    meas = dpg.text.make_private_topics(*SPACE, dp.loss_of(epsilon=1.0, delta=1e-7), num_topics=2, snapshot_counts=SNAPSHOT, vocabulary=WORDS, keys="open")
     union = label_union(*SPACE, 16, 1.0, 1e-7)
     assert meas.map(1) == union.measurement.map(1) == (union.epsilon, union.delta)
     eps, delta = meas.map(1)
@@ -70,19 +70,51 @@ def test_a_topic_the_snapshot_never_saw_is_learned():
     log = pl.DataFrame(rows, schema=["message_id", "sender", "recipient", "subject"], orient="row")
     people = sorted(set(log["sender"]) | set(log["recipient"]))
     graph = pair_cooccurrence_graph(log, people, None, analyzer=str.split)[0]
-    out = dpg.text.make_private_topics(*SPACE, dp.loss_of(epsilon=10.0, delta=1e-6), num_topics=2, snapshot_counts=SNAPSHOT, vocabulary=WORDS)(graph)
+    out = dpg.text.make_private_topics(*SPACE, dp.loss_of(epsilon=10.0, delta=1e-6), num_topics=2, snapshot_counts=SNAPSHOT, vocabulary=WORDS, keys="open")(graph)
     assert set(new) <= set(out.new_words)
     assert any(set(t[:4]) == set(new) for t in out.topics.top(4))
     assert all(v >= out.threshold for v in out.released.values())
-    nothing = dpg.text.make_private_topics(*SPACE, dp.loss_of(epsilon=10.0, delta=1e-6), num_topics=2, snapshot_counts=SNAPSHOT, vocabulary=WORDS)(
+    nothing = dpg.text.make_private_topics(*SPACE, dp.loss_of(epsilon=10.0, delta=1e-6), num_topics=2, snapshot_counts=SNAPSHOT, vocabulary=WORDS, keys="open")(
         pair_cooccurrence_graph(log.head(3), people, None, analyzer=str.split)[0])
     assert nothing.released == {} and nothing.new_words == ()
 
 
 def test_malformed_released_keys_are_left_out():
     graph = dpg.Graph.from_edges(list(range(30)), list(range(30, 60)), num_nodes=60, labels=[["a+b+c", "+x", "gas+price", "price+gas"]] * 30)
-    out = dpg.text.make_private_topics(*SPACE, dp.loss_of(epsilon=1e4, delta=0.1), num_topics=1, snapshot_counts=SNAPSHOT, vocabulary=WORDS)(graph)
+    out = dpg.text.make_private_topics(*SPACE, dp.loss_of(epsilon=1e4, delta=0.1), num_topics=1, snapshot_counts=SNAPSHOT, vocabulary=WORDS, keys="open")(graph)
     assert set(out.released) == {"gas+price"}
+
+
+def test_public_keys_map_is_the_clipped_counts_gaussian_within_the_budget():
+    """keys="snapshot": OpenDP's Gaussian on the clipped counts of every vocabulary pair, its zCDP
+    at one pair of people within zcdp_budget(ε, δ) and the converted (ε', δ) within the budget."""
+    from opendp_graph.measurements._context import zcdp_budget
+
+    meas = dpg.text.make_private_topics(*SPACE, dp.loss_of(epsilon=1.0, delta=1e-7), num_topics=2, snapshot_counts=SNAPSHOT, vocabulary=WORDS)
+    eps, delta = meas.map(1)
+    assert eps <= 1.0 and delta <= 1e-7 and eps > 0.99  # the budget is used, not wasted
+    keys = [dpg.text.cooccurrence_key(a, b) for i, a in enumerate(WORDS) for b in WORDS[i + 1 :]]
+    counts = dpg.make_clipped_label_counts(*SPACE, keys, norm_bound=4.0)
+    sigma = (counts.map(1) ** 2 / (2 * zcdp_budget(1.0, 1e-7))) ** 0.5
+    assert (counts >> dp.m.then_gaussian(sigma * 1.001)).map(1) <= zcdp_budget(1.0, 1e-7)
+
+
+def test_public_keys_learn_a_topic_the_snapshot_barely_holds():
+    """Forty pairs of people write about golf and lunch (the snapshot has the words, not the pairs
+    of this topic): at ε = 10 the released counts make a topic of them; a pair's six word pairs
+    are all kept, scaled to norm C, not cut to the first c."""
+    rows = [(i, 2 * i, 2 * i + 1, "golf lunch party price") for i in range(40)]
+    log = pl.DataFrame(rows, schema=["message_id", "sender", "recipient", "subject"], orient="row")
+    people = sorted(set(log["sender"]) | set(log["recipient"]))
+    graph = pair_cooccurrence_graph(log, people, None, analyzer=str.split)[0]
+    snapshot = {"gas+pipeline": 40.0, "pipeline+price": 1.0}
+    out = dpg.text.make_private_topics(
+        *SPACE, dp.loss_of(epsilon=10.0, delta=1e-6), num_topics=2, snapshot_counts=snapshot, vocabulary=WORDS, norm_bound=2.0
+    )(graph)
+    assert out.threshold == 0 and out.new_words == ()
+    # six word pairs per pair of people at C = 2: each counts w = 2/√6 (rounded down), less σ
+    assert abs(out.released["golf+lunch"] - (40 * 2 / 6**0.5 - out.scale)) < 6 * out.scale
+    assert any({"golf", "lunch"} <= set(t[:4]) for t in out.topics.top(4))
 
 
 @pytest.mark.parametrize(
@@ -97,6 +129,8 @@ def test_malformed_released_keys_are_left_out():
         (dict(max_pairs_per_edge=0), ValueError, "max_pairs_per_edge"),
         (dict(delta=0.0), ValueError, "delta"),
         (dict(epsilon=0.0), ValueError, "epsilon"),
+        (dict(keys="all"), ValueError, "keys must be"),
+        (dict(norm_bound=0.0), ValueError, "norm_bound"),
     ],
 )
 def test_bad_arguments_are_refused_when_built(kwargs, error, match):

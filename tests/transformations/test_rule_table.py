@@ -35,6 +35,8 @@ QUERIES = {
     dpg.make_label_count_map: {"max_labels_per_edge": 2},
     dpg.make_standard_degree_histogram: {"max_degree": 3, "vip": [0]},
     dpg.make_vip_standard_histogram: {"max_count": 3, "vip": [0]},
+    dpg.make_capped_subgraph_count: {"pattern": "triangle", "cap": 2.0},
+    dpg.make_clipped_label_counts: {"vocabulary": ["a", "b"], "norm_bound": 2.0},
 }
 # public make_x(input_domain, input_metric, ...) that are not queries of the table, and why
 NOT_QUERIES = {
@@ -59,6 +61,8 @@ NOT_QUERIES = {
     "make_private_total_estimate": "a measurement on a MessageLog, not on a graph",
     # edge level on a message log (pair_log_distance, polars/_pair_level.py)
     "make_message_count_histogram": "a query on a MessageLog, not on a graph",
+    "make_private_subgraph_count": "a measurement composed of make_cap_scan and make_capped_subgraph_count",
+    "make_cap_scan": "a measurement (a sparse-vector scan over make_capped_subgraph_count's ladder)",
     "make_person_graph": "a MessageLog → graph conversion (person → one rewired node, proved in its docstring), not a query on a graph",
 }
 # the variants of make_label_counts, by the output metric that selects them

@@ -1,4 +1,4 @@
-"""The multi-owner truncation (``measurements/_truncation.py``) without any adapter: records owned
+"""The multi-owner truncation (``transformations/_multi_owner.py``) without any adapter: records owned
 by several people, as triangles and messages are. Brute force on random small instances: the
 certified value equals the plain linear program's optimum, removing one person moves it by at most
 ``τ`` (the stability the releases rest on, R2T Lemma 3.2), it grows with ``τ`` and reaches ``Σψ``."""
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from opendp_graph.measurements._truncation import LP_TOLERANCE, truncated_total
+from opendp_graph.transformations._multi_owner import LP_TOLERANCE, truncated_total
 
 
 def _instance(rng, people, records, max_owners):
@@ -115,7 +115,7 @@ def test_truncated_coverage_moves_by_at_most_tau_when_a_person_leaves():
     number of items): removing any person moves the capped coverage by at most τ (its proof), the
     coverage never exceeds the items or decreases with τ, and with τ above every load it counts
     every item once."""
-    from opendp_graph.measurements._truncation import LP_TOLERANCE, truncated_coverage
+    from opendp_graph.transformations._multi_owner import LP_TOLERANCE, truncated_coverage
 
     rng = np.random.default_rng(43)
     for _ in range(40):
