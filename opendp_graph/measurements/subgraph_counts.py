@@ -14,7 +14,7 @@ chosen by a **sparse-vector scan up a public ladder of caps**:
    AboveThreshold algorithm of Dwork & Roth (*The Algorithmic Foundations of Differential
    Privacy*, 2014, Algorithm 1 and Theorem 3.23; Lyu, Su & Li, VLDB 2017, Alg. 1), on the queries
    ``−E_j`` against ``−T``.
-3. ``τ̂`` is ``headroom`` rungs above the stop (``τ_J`` if none stops), and ``Q(G, τ̂) + Laplace``
+3. ``τ̂`` is ``headroom`` rungs above the stop (default 3: twice the next rung) (``τ_J`` if none stops), and ``Q(G, τ̂) + Laplace``
    is released with the rest of the budget, ``ε₂ = ε − ε₁``.
 
 Why a scan and not a score per cap. The best fixed cap balances the bias (what nodes above the cap
@@ -22,7 +22,7 @@ hold) against the noise ``τ/ε``: it sits where about one node is above the cap
 node-level DP hides. A score per cap whose sensitivity is ``τ`` (the generalized exponential
 mechanism of :func:`~opendp_graph.polars.make_private_total_estimate`) gives every cap far above the
 busiest node the same score, about ``−1/ε₂``, so it cannot tell them from the best one: on Deezer
-HU it picked caps of ``2^14``–``2^18`` and erred by 21 % where the scan errs by 0.3 %. ``E_j``
+HU it picked caps of ``2^14``–``2^18`` and erred by 21 % where the scan errs by 0.6 %. ``E_j``
 moves by at most about one per node at every rung, so the scan reads the ladder's shape at the cost
 of one ε₁ however long it is. Measured in ``benchmarks/subgraph_counts.py``.
 """
@@ -229,7 +229,7 @@ def make_private_subgraph_count(
     min_cap: float | None = None,
     selection_share: float = 0.15,
     threshold: float = 1.0,
-    headroom: int = 2,
+    headroom: int = 3,
     beta: float = 0.1,
 ) -> dp.Measurement:
     """A node-level count of ``pattern`` (triangles, ``k``-stars, 4-cycles) under ``ε``-DP, the
@@ -252,7 +252,9 @@ def make_private_subgraph_count(
     :param selection_share: the share ``ε₁/ε`` the scan spends (0.15: chosen on Deezer HU and RO).
     :param threshold: ``T``: the scan stops where the next rung keeps at most about ``T``
         node-equivalents.
-    :param headroom: how many rungs above the stop ``τ̂`` is (2: a factor 2 on a √2 ladder).
+    :param headroom: how many rungs above the stop ``τ̂`` is (3: a factor 2√2 on a √2 ladder; with
+        2 the 2-star counts of Deezer HU and RO erred 4–7× the best fixed cap, their scans stopping
+        where about forty node-equivalents remain above the cap).
     :param beta: the intervals' failure probability.
     :return: a measurement (``max_divergence``) whose output is a :class:`SubgraphCountRelease`.
 
@@ -263,10 +265,10 @@ def make_private_subgraph_count(
     ``make_adaptive_composition`` (``ε₁ + ε₂ ≤ ε``); the rest is post-processing.
 
     **Error.** The estimate's noise is ``Laplace(τ̂·b)``; its bias, what nodes above ``τ̂`` hold,
-    is not in ``noise_interval`` and is bounded by ``upper`` only through the public ``M``. On
-    Deezer HU at ``ε = 1`` the median error is 0.3 % for triangles and 2-stars, about 1.5–2× the
-    best fixed cap in hindsight; on email-Eu-core (1,005 people, one node in 5 % of the triangles)
-    several times it (``benchmarks/SUBGRAPH_COUNTS.txt``).
+    is not in ``noise_interval`` and is bounded by ``upper`` only through the public ``M``. On the
+    Deezer graphs at ``ε = 1`` the median error is 0.3–1.3 % (a person added or removed; 2–4× the
+    best fixed cap in hindsight, a tenth of R2T's race); on email-Eu-core (1,005 people, one node in
+    5 % of the triangles) 35 % (``benchmarks/SUBGRAPH_COUNTS.txt``, ``docs/subgraph_counts.md``).
 
     >>> import opendp.prelude as dp, opendp_graph as dpg
     >>> dp.enable_features("contrib", "honest-but-curious")

@@ -343,3 +343,27 @@ def test_private_topics_benchmark_quick_run():
     alone = int(next(line for line in lines if "snapshot alone recovers" in line).split("recovers ")[1].split(" ")[0])
     union = int(next(line for line in lines if "ε = 10" in line).split("recovers ")[1].split(" ")[0])
     assert 0 <= union <= 12 and 0 <= alone <= 12 and "word pairs released" in out and "Enron skipped" in out
+
+
+def test_subgraph_benchmark_parts_on_a_small_graph():
+    """``benchmarks.subgraph_counts``' parts end to end on a clustered graph of 400 nodes (the full run
+    reads the Deezer graphs): ours, the best fixed cap, R2T, the LP projection, naive truncation and
+    the edge-level Ladder and smooth sensitivity, each returning an error for the table."""
+    import opendp.prelude as dp
+
+    from benchmarks import _subgraph_baselines as B
+    from benchmarks import subgraph_counts as S
+
+    dp.enable_features("contrib", "honest-but-curious")
+    graph = dpg.Graph.from_networkx(nx.powerlaw_cluster_graph(400, 3, 0.5, seed=4))
+    truth = dpg.subgraph_count(graph, "triangle")
+    ours = S.run_ours(graph, "triangle", 1.0, 64, 3, truth)
+    assert 0 <= ours["error"] and 0 <= ours["cover"] <= 1 and ours["ladder"][0] < ours["cap"]
+    cache: dict = {}
+    error, cap = S.best_fixed(graph, "triangle", 1.0, ours["ladder"], 3, truth, cache)
+    assert error >= 0 and cap in ours["ladder"]
+    gs = B.public_bound("triangle", 64)
+    for value in (B.r2t(graph, "triangle", 1.0, gs, cache=cache), B.lp_projection(graph, "triangle", 1.0, 8.0, cache=cache),
+                  B.naive_truncation_smooth(graph, "triangle", 1.0, 16, cache=cache), B.ladder_triangles(graph, "triangle", 1.0, cache=cache),
+                  B.smooth_sensitivity_triangles(graph, "triangle", 1.0, cache=cache)):
+        assert np.isfinite(value)

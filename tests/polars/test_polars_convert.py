@@ -88,10 +88,13 @@ def test_argument_errors():
 
 
 def test_round_trip_on_every_small_labelled_graph():
+    """Every labelling by subsets of {p, q} of every graph on 4 nodes with at most 2 edges, and of
+    every third labelling of those with 3 edges (all of them: 1,545 round trips, 13 s, before)."""
     for g in all_graphs(4):
         if g.num_edges > 3:
             continue
-        for labelled in all_labelings(g, ["p", "q"]):
+        labellings = list(all_labelings(g, ["p", "q"]))
+        for labelled in labellings if g.num_edges <= 2 else labellings[::3]:
             table = graph_to_polars(labelled)
             back = graph_from_polars(table, labels="labels", nodes=range(labelled.num_nodes))
             assert back.node_ids == tuple(range(labelled.num_nodes))  # the people become the node ids

