@@ -110,7 +110,8 @@ def _without_person(indptr, owners, psi, item_indptr, items, person):
     return o_ptr, o, psi[keep], i_ptr, i
 
 
-def test_truncated_coverage_moves_by_at_most_tau_when_a_person_leaves():
+@pytest.mark.parametrize("instances", [20, pytest.param(60, marks=pytest.mark.slow)])
+def test_truncated_coverage_moves_by_at_most_tau_when_a_person_leaves(instances):
     """Random records of 1–3 owners among 5 people, each covering 1–3 of 6 items (weight: its
     number of items): removing any person moves the capped coverage by at most τ (its proof), the
     coverage never exceeds the items or decreases with τ, and with τ above every load it counts
@@ -118,7 +119,7 @@ def test_truncated_coverage_moves_by_at_most_tau_when_a_person_leaves():
     from opendp_graph.transformations._multi_owner import LP_TOLERANCE, truncated_coverage
 
     rng = np.random.default_rng(43)
-    for _ in range(20):  # 40 before: 20 s of linear programs; -m slow's six-node graphs try more shapes
+    for _ in range(instances):  # 20 in the default run (10 s of linear programs), 60 under -m slow
         records = int(rng.integers(1, 8))
         owner_rows = [np.sort(rng.choice(5, size=int(rng.integers(1, 4)), replace=False)) for _ in range(records)]
         item_rows = [np.sort(rng.choice(6, size=int(rng.integers(1, 4)), replace=False)) for _ in range(records)]
