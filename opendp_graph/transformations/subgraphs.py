@@ -39,6 +39,7 @@ from ..core.metrics import EdgeDistance, EdgeLabelDistance, GroupDistance, NodeD
 from ._core import make_graph_transformation, then
 from ._multi_owner import LP_TOLERANCE, truncated_total
 from .rules import stability_rule
+from .triangles import degree_oriented_edges, triangle_count
 
 __all__ = [
     "PATTERNS",
@@ -113,12 +114,7 @@ def _has_edges(graph: Graph, u: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 def _triangles(graph: Graph) -> np.ndarray:
     n = graph.num_nodes
-    rank = np.empty(n, dtype=np.int64)
-    rank[np.lexsort((np.arange(n), graph.degrees))] = np.arange(n)
-    forward = rank[graph.src] < rank[graph.dst]
-    low = np.where(forward, graph.src, graph.dst)
-    high = np.where(forward, graph.dst, graph.src)
-    # out-neighbours towards higher rank: at most O(√E) each, so the wedges stay few
+    low, high, rank = degree_oriented_edges(graph)
     order = np.lexsort((rank[high], low))
     low, high = low[order], high[order]
     indptr = np.zeros(n + 1, dtype=np.int64)
@@ -201,8 +197,6 @@ def subgraph_count(graph: Graph, pattern: str) -> int:
         k = int(star.group(1))
         return int(sum(math.comb(int(d), k) for d in graph.degrees.tolist()))
     if pattern == "triangle":
-        from .triangles import triangle_count
-
         return triangle_count(graph)
     # each 4-cycle has two diagonals, each the ends of two of its 2-paths
     x, _, y = _two_paths(graph, lowest_end_below_centre=False)
