@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from numbers import Real
 from typing import Any
 
 import opendp.prelude as dp
@@ -125,11 +126,24 @@ def _ladder(min_cap: float, top: float) -> tuple[float, ...]:
     return tuple(caps)
 
 
+def _number(name: str, value: Any) -> float:
+    """``value`` as a finite float: a real number (not a bool or a string), else a refusal naming it."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    try:
+        result = float(value)
+    except OverflowError:
+        result = math.inf
+    if not math.isfinite(result):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return result
+
+
 def _checked_caps(caps: Any) -> tuple[float, ...]:
     if isinstance(caps, (str, bytes)) or not hasattr(caps, "__iter__"):
         raise TypeError(f"caps must be a sequence of increasing positive numbers, got {caps!r}")
-    values = tuple(float(c) for c in caps)
-    if len(values) < 2 or any(not math.isfinite(c) or c <= 0 for c in values) or list(values) != sorted(set(values)):
+    values = tuple(_number("each cap", c) for c in caps)
+    if len(values) < 2 or any(c <= 0 for c in values) or list(values) != sorted(set(values)):
         raise ValueError("caps must hold at least two increasing, distinct, positive finite numbers")
     return values
 
@@ -185,15 +199,13 @@ def make_cap_scan(
     epsilon = privacy_budget(privacy_loss, ("epsilon",), "make_cap_scan")["epsilon"]
     pattern = pattern_name(pattern)
     ladder = _checked_caps(caps)
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not math.isfinite(threshold):
-        raise ValueError(f"threshold must be a finite number, got {threshold!r}")
+    level = _number("threshold", threshold)
     ratio = min(b / a for a, b in zip(ladder, ladder[1:]))
     sensitivity = _unit_sensitivity(input_metric, ratio)
     unit = sensitivity(1) * (1 + 1e-5)  # the programs' certified slack, 2·LP_TOLERANCE, rounded up
     domain = graph_domain_descriptor(input_domain)
     on_threshold = _laplace_sampler(2 * unit / epsilon) if unit > 0 else None
     on_query = _laplace_sampler(4 * unit / epsilon) if unit > 0 else None
-    level = float(threshold)
 
     def scan(graph) -> int:
         domain.check_member(graph)
@@ -208,8 +220,10 @@ def make_cap_scan(
         return len(ladder) - 1
 
     def privacy_map(d_in: Any) -> float:
+        # ε₁ at one unit exactly (a compositor holding ε₁ admits it): the noise is calibrated to
+        # s(1)·(1 + 1e-5), so the true loss is below this by far more than any rounding here
         moved = sensitivity(d_in)
-        return 0.0 if moved == 0 else math.nextafter(epsilon * moved / sensitivity(1), math.inf)
+        return 0.0 if moved == 0 else epsilon * moved / sensitivity(1)
 
     return dp.m.make_user_measurement(input_domain, input_metric, dp.max_divergence(), scan, privacy_map, TO="ExtrinsicObject")
 
@@ -284,11 +298,23 @@ def make_private_subgraph_count(
     share = budget_share("selection_share", selection_share)
     open_probability("beta", beta)
     lift = positive_integer("headroom", headroom) if headroom != 0 else 0
+    metric = metric_descriptor(input_metric)
+    if isinstance(metric, EdgeLabelDistance):
+        raise ValueError(
+            "subgraph counts read no label: under edge_label_distance() they are public (sensitivity 0), so there is "
+            "nothing to protect; protect the structure with node_distance(), node_insertion_distance() or edge_distance()"
+        )
     explicit = None if caps is None else _checked_caps(caps)
+    if explicit is not None and min_cap is not None:
+        raise ValueError("give caps or min_cap, not both: min_cap is the first rung of the default ladder")
     if max_contribution is not None:
         top = positive_integer("max_contribution", max_contribution)
     elif domain.max_degree is not None:
         top = contribution_bound(pattern, max(domain.max_degree, 1))
+        if top == 0:
+            raise ValueError(
+                f"no node has a {pattern!r} when no degree exceeds max_degree = {domain.max_degree}: the count is 0 on every graph of the domain"
+            )
     elif explicit is not None:
         top = int(math.ceil(explicit[-1]))  # upper then holds if no node exceeds the top cap
     else:
@@ -296,12 +322,19 @@ def make_private_subgraph_count(
             "make_private_subgraph_count needs a public bound on what one node holds: graph_domain(max_degree=D), "
             "max_contribution=M or caps=[...] (privacy does not depend on it; the ladder's top and the release's upper do)"
         )
+    if top > 2**53:
+        raise ValueError("the bound on what one node holds (max_contribution, or from max_degree) is above 2^53: give a smaller one or caps")
     if explicit is None:
-        first = max(1.0, top / 4096) if min_cap is None else float(min_cap)
-        if not math.isfinite(first) or first <= 0 or first >= top:
-            raise ValueError(f"min_cap must be a positive number below max_contribution = {top}, got {min_cap!r}")
+        if min_cap is None:
+            first = min(max(1.0, top / 4096), top / 2)  # a ladder of at least two rungs, even for M = 1
+        else:
+            first = _number("min_cap", min_cap)
+            if first <= 0 or first >= top:
+                raise ValueError(f"min_cap must be a positive number below the bound on what one node holds ({top}), got {min_cap!r}")
         caps = _ladder(first, float(top))
     ladder = explicit if explicit is not None else _checked_caps(caps)
+    # the metric's own refusal at one unit (node insertion on a domain of num_nodes), not the search's
+    metric.stability_on(domain, lambda d: d)(1)
     eps_scan = epsilon * share
     releases = laplace_at_each_cap(ladder, lambda tau: make_capped_subgraph_count(input_domain, input_metric, pattern, tau), 1, epsilon - eps_scan)
     eps_scan = selection_budget(epsilon, releases, 1)

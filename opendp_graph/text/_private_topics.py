@@ -19,9 +19,11 @@ Either way the topics are scikit-learn's NMF of the released counts plus the pub
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from numbers import Real
 from typing import Any
 
 import opendp.prelude as dp
@@ -61,6 +63,23 @@ def _word_pair(key: Any) -> tuple[str, str] | None:
     if not plus or not a or not b or "+" in b or a >= b:
         return None
     return a, b
+
+
+def _snapshot_counts(snapshot_counts: Any) -> dict[str, float]:
+    """The public snapshot's counts, keyed as :func:`~opendp_graph.text.cooccurrence_key` writes a
+    pair (``"price+gas"`` is ``"gas+price"``; duplicates add up), each a finite number ``≥ 0``."""
+    if not isinstance(snapshot_counts, Mapping):
+        raise TypeError("snapshot_counts must be a mapping of word pair → count")
+    counts: dict[str, float] = {}
+    for key, value in snapshot_counts.items():
+        parts = key.split("+") if isinstance(key, str) else []
+        if len(parts) != 2 or not all(parts) or parts[0] == parts[1]:
+            raise ValueError(f"snapshot_counts keys must be word pairs 'a+b' of two different words, got {key!r}")
+        if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or value < 0:
+            raise ValueError(f"snapshot_counts values must be finite numbers ≥ 0, got {value!r} for {key!r}")
+        pair = cooccurrence_key(*parts)
+        counts[pair] = counts.get(pair, 0.0) + float(value)
+    return counts
 
 
 # long: docstring (both releases' guarantees, parameters and refusals) beside code of under 100 lines
@@ -137,12 +156,13 @@ def make_private_topics(
         raise ValueError(f"new_words must be a non-negative integer, got {new_words!r}")
     if isinstance(vocabulary, (str, bytes)) or not hasattr(vocabulary, "__iter__"):
         raise TypeError("vocabulary must be a list of words")
-    words = list(dict.fromkeys(w for w in vocabulary if isinstance(w, str) and w and "+" not in w))
-    if len(words) < topics_wanted:
-        raise ValueError("vocabulary must hold at least num_topics words")
-    if not isinstance(snapshot_counts, Mapping):
-        raise TypeError("snapshot_counts must be a mapping of word pair → count")
-    snapshot = {str(k): float(v) for k, v in snapshot_counts.items() if _word_pair(k)}
+    vocabulary = list(vocabulary)
+    if any(not isinstance(w, str) or not w or "+" in w for w in vocabulary):
+        raise ValueError("vocabulary must hold non-empty words without '+' (a word pair's key is 'a+b')")
+    words = list(dict.fromkeys(vocabulary))
+    if len(words) < max(topics_wanted, 2):
+        raise ValueError("vocabulary must hold at least num_topics words, and two for a word pair")
+    snapshot = _snapshot_counts(snapshot_counts)
     if keys == "snapshot":
         return _public_key_topics(input_domain, input_metric, epsilon, delta, topics_wanted, snapshot, words, norm_bound)
     union = label_union(input_domain, input_metric, c, epsilon, delta)

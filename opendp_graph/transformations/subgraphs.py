@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+from numbers import Real
 from typing import Any
 
 import numpy as np
@@ -53,6 +54,10 @@ __all__ = [
 #: The patterns, as their names are written (``k ≥ 2``: a 1-star is an edge, counted from both ends).
 PATTERNS = ("triangle", "k-star", "4-cycle")
 
+#: The largest ``k`` of a ``k``-star: listing takes ``k`` passes, and a node of degree ``d`` centres
+#: ``C(d, k)`` copies (no graph that fits in memory has many stars of more leaves).
+MAX_STAR_LEAVES = 64
+
 _STAR = re.compile(r"([2-9]|[1-9][0-9]+)-star")
 
 
@@ -60,7 +65,10 @@ def pattern_name(pattern: Any) -> str:
     """``pattern`` checked: ``"triangle"``, ``"4-cycle"`` or ``"<k>-star"`` (``k ≥ 2``)."""
     if not isinstance(pattern, str):
         raise TypeError(f"pattern must be a string such as 'triangle', '2-star' or '4-cycle', got {pattern!r}")
-    if pattern in ("triangle", "4-cycle") or _STAR.fullmatch(pattern):
+    star = _STAR.fullmatch(pattern)
+    if star and int(star.group(1)) > MAX_STAR_LEAVES:
+        raise ValueError(f"k-stars are offered for k up to {MAX_STAR_LEAVES} (listing takes k passes), got {pattern!r}")
+    if pattern in ("triangle", "4-cycle") or star:
         return pattern
     raise ValueError(f"unknown pattern {pattern!r}: use 'triangle', '<k>-star' for k = 2, 3, … (e.g. '2-star') or '4-cycle' (edges: make_edge_count)")
 
@@ -174,11 +182,20 @@ def subgraph_records(graph: Graph, pattern: str) -> np.ndarray:
     size = _pattern_size(pattern)
     if graph.num_edges == 0:
         return np.zeros((0, size), dtype=np.int64)
-    if pattern == "triangle":
-        return _triangles(graph)
-    if pattern == "4-cycle":
-        return _four_cycles(graph)
-    return _stars(graph, size - 1)
+    failed = False
+    try:
+        if pattern == "triangle":
+            return _triangles(graph)
+        if pattern == "4-cycle":
+            return _four_cycles(graph)
+        return _stars(graph, size - 1)
+    except (MemoryError, ValueError, OverflowError):
+        # numpy's message names the array's shape, that is the number of copies (red team): the
+        # refusal is raised outside the handler, so no chained error carries it either
+        failed = True
+    if failed:
+        raise MemoryError(f"the copies of {pattern!r} in this graph do not fit in memory: nothing is listed or released")
+    raise AssertionError("unreachable")
 
 
 def subgraph_count(graph: Graph, pattern: str) -> int:
@@ -244,9 +261,16 @@ def _capped(graph: Graph, pattern: str, tau: float) -> float:
 
 
 def _cap(cap: Any) -> float:
-    if isinstance(cap, bool) or not isinstance(cap, (int, float, np.integer, np.floating)) or not math.isfinite(cap) or cap <= 0:
-        raise ValueError(f"cap must be a positive finite number (the most copies one node may hold), got {cap!r}")
-    return float(cap)
+    refusal = f"cap must be a positive finite number (the most copies one node may hold), got {cap!r}"
+    if isinstance(cap, bool) or not isinstance(cap, Real):
+        raise ValueError(refusal)
+    try:
+        value = float(cap)
+    except OverflowError:
+        raise ValueError(refusal) from None
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(refusal)
+    return value
 
 
 # ---------------------------------------------------------------------------------------------

@@ -146,3 +146,49 @@ def test_refusals():
         make(domain, dpg.node_distance(), 1.0, "triangle", max_contribution=10)
     with pytest.raises(ValueError, match="no proven sensitivity"):
         make_cap_scan(domain, dpg.degree_sequence_distance(), dp.loss_of(epsilon=1.0), "triangle", (1.0, 2.0))
+
+
+def test_red_team_findings_stay_fixed(monkeypatch):
+    """The red team of the subgraph release: a MemoryError named the number of copies (a private
+    count) through the release; the scan's map was an ulp above its ε₁; plausible arguments got
+    the wrong refusal, an OverflowError or silent acceptance."""
+    from opendp_graph.transformations import subgraphs
+
+    domain = dpg.graph_domain()
+    make = dpg.make_private_subgraph_count
+    star = dpg.Graph.from_edges([0] * 30, list(range(1, 31)))
+
+    def too_big(graph, k):
+        raise MemoryError("Unable to allocate 33.5 GiB for an array with shape (4060,) and data type int64")
+
+    monkeypatch.setattr(subgraphs, "_stars", too_big)
+    subgraphs._records.cache_clear()
+    subgraphs._capped.cache_clear()
+    meas = make(domain, dpg.node_distance(), dp.loss_of(epsilon=1.0), "3-star", max_contribution=50)
+    with pytest.raises(Exception) as refused:
+        meas(star)
+    assert "4060" not in str(refused.value) and "shape" not in str(refused.value)
+    assert "do not fit in memory" in str(refused.value)
+    monkeypatch.undo()
+
+    scan = make_cap_scan(domain, dpg.node_insertion_distance(), dp.loss_of(epsilon=0.5), "triangle", (1.0, 2.0))
+    assert scan.map(1) == 0.5 and scan.check(1, 0.5)
+    assert make(domain, dpg.node_distance(), dp.loss_of(epsilon=1.0), "triangle", max_contribution=1).map(1) <= 1.0
+    with pytest.raises(ValueError, match="count is 0 on every graph"):
+        make(dpg.graph_domain(max_degree=3), dpg.node_distance(), dp.loss_of(epsilon=1.0), "10-star")
+    with pytest.raises(ValueError, match="k up to 64"):
+        make(domain, dpg.node_distance(), dp.loss_of(epsilon=1.0), "1000000-star", max_contribution=5)
+    with pytest.raises(ValueError, match="read no label"):
+        make(dpg.graph_domain(labeled=True), dpg.edge_label_distance(), dp.loss_of(epsilon=1.0), "triangle", max_contribution=5)
+    with pytest.raises(ValueError, match="no two graphs of this domain are one insertion apart"):
+        make(dpg.graph_domain(num_nodes=10), dpg.node_insertion_distance(), dp.loss_of(epsilon=1.0), "triangle", max_contribution=5)
+    with pytest.raises(ValueError, match="not both"):
+        make(domain, dpg.node_distance(), dp.loss_of(epsilon=1.0), "triangle", caps=[1, 2], min_cap=1)
+    with pytest.raises(TypeError, match="each cap must be a number"):
+        make(domain, dpg.node_distance(), dp.loss_of(epsilon=1.0), "triangle", caps=["1", "2"])
+    for huge in (dict(caps=[1, 10**400]), dict(max_contribution=10**400), dict(threshold=10**400, max_contribution=5)):
+        with pytest.raises(ValueError):
+            make(domain, dpg.node_distance(), dp.loss_of(epsilon=1.0), "triangle", **huge)
+    with pytest.raises(ValueError, match="cap must be a positive finite number"):
+        dpg.make_capped_subgraph_count(domain, dpg.node_distance(), "triangle", cap=10**400)
+    assert make(domain, dpg.node_distance(), dp.loss_of(epsilon=1.0), "triangle", max_contribution=9, threshold=np.float32(1)).map(1) <= 1

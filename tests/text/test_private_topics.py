@@ -138,3 +138,24 @@ def test_bad_arguments_are_refused_when_built(kwargs, error, match):
     budget = dp.loss_of(epsilon=arguments.pop("epsilon"), delta=arguments.pop("delta"))
     with pytest.raises(error, match=match):
         dpg.text.make_private_topics(*SPACE, budget, **arguments)
+
+
+def test_snapshot_and_vocabulary_are_checked_not_silently_dropped():
+    """The red team: a snapshot key written "price+gas" was ignored, NaN counts dropped, inf crashed
+    inside the NMF on the private data, and vocabulary entries that are not words vanished."""
+    graph = dpg.Graph.from_edges(list(range(30)), list(range(30, 60)), num_nodes=60, labels=[["gas+price"]] * 30)
+    make = dpg.text.make_private_topics
+    budget = dp.loss_of(epsilon=10.0, delta=1e-6)
+    from opendp_graph.text._private_topics import _snapshot_counts
+
+    assert _snapshot_counts({"price+gas": 2, "gas+price": 1.5}) == {"gas+price": 3.5}
+    out = make(*SPACE, budget, num_topics=1, snapshot_counts={"price+gas": 1e6}, vocabulary=["gas", "price"])(graph)
+    assert out.topics.top(2)[0]  # the snapshot's pair is read: the topic is not empty
+    for bad in ({"gas+price": float("nan")}, {"gas+price": float("inf")}, {"gas+price": -1.0}, {"gas": 1.0}, {"gas+gas": 1.0}):
+        with pytest.raises(ValueError, match="snapshot_counts"):
+            make(*SPACE, budget, num_topics=1, snapshot_counts=bad, vocabulary=["gas", "price"])
+    for vocabulary in ([1, "gas", "price"], ["gas+x", "gas", "price"], ["", "gas", "price"]):
+        with pytest.raises(ValueError, match="non-empty words"):
+            make(*SPACE, budget, num_topics=1, snapshot_counts={}, vocabulary=vocabulary)
+    with pytest.raises(ValueError, match="two for a word pair"):
+        make(*SPACE, budget, num_topics=1, snapshot_counts={}, vocabulary=["gas"])

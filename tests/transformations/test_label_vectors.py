@@ -94,3 +94,19 @@ def test_refusals():
         make(labelled, dpg.edge_distance(), ["a"], norm_bound=True)
     with pytest.raises(ValueError):
         make(labelled, dpg.node_distance(), ["a"], norm_bound=1.0)  # no proven rule at node level
+
+
+def test_weights_keep_the_norm_bound_exactly():
+    """The red team found 58,532 weights whose float test w·w·n ≤ C·C passed while w²·n > C² exactly
+    (a group map exceeded by 6e-18): the weights are now computed in integers."""
+    from fractions import Fraction
+
+    from opendp_graph.transformations.label_vectors import _edge_weights
+
+    rng = np.random.default_rng(11)
+    bounds = np.concatenate([[2.342965250322691], rng.uniform(0.01, 60, 3000)])
+    for c in bounds:
+        n = np.array([int(rng.integers(1, 5000)), 43, 1])
+        for weight, count in zip(_edge_weights(n, float(c)), n):
+            assert Fraction(float(weight)) ** 2 * int(count) <= Fraction(float(c)) ** 2
+            assert weight == 0 or Fraction(float(weight) + 2**-20) ** 2 * int(count) > min(Fraction(float(c)) ** 2, Fraction(int(count)))
