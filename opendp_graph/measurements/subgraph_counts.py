@@ -262,7 +262,9 @@ def make_private_subgraph_count(
         cap stands for ``M`` in ``upper``).
     :param min_cap: the ladder's first rung (default ``max(1, M/4096)``: low rungs cost the scan
         linear programs over many copies, and a scan that stops at once loses at most
-        ``headroom`` rungs).
+        ``headroom`` rungs). Give it when ``M`` is far above what nodes hold: the 4-cycles' bound
+        ``C(D, 2)·(D − 1)`` puts the default first rung above every node of the Deezer graphs
+        (error about 100 %), where ``min_cap=16`` gives 3–4 % (``benchmarks/SUBGRAPH_COUNTS.txt``).
     :param selection_share: the share ``ε₁/ε`` the scan spends (0.15: chosen on Deezer HU and RO).
     :param threshold: ``T``: the scan stops where the next rung keeps at most about ``T``
         node-equivalents.
