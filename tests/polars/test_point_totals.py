@@ -22,7 +22,9 @@ SPACE = (M.message_log_domain(), M.person_log_distance())
 CAPS = (0.5, 1.0, 2.0)
 
 
-@pytest.mark.parametrize("kind", ["messages", "deliveries", "pairs"])
+# "deliveries" weighs each message by its recipients, as "messages" by 1: the same program with other
+# weights, under -m slow (6 s); "pairs" is the other program (the coverage)
+@pytest.mark.parametrize("kind", ["messages", pytest.param("deliveries", marks=pytest.mark.slow), "pairs"])
 def test_scores_move_at_most_one_per_person_on_every_small_log(kind):
     """Every log of at most 2 messages on 3 people (group and self messages included), every
     person removed (add/remove) and every pair of logs equal outside one person's messages
