@@ -7,17 +7,16 @@ Laplace (float and integer) and the Gumbel noisy max. Nothing here takes a seed.
 
 Inputs: a :class:`opendp_graph.Graph`, or a tuple ``(src, dst)`` / ``(src, dst, num_nodes)`` of
 undirected edge arrays. Patterns: ``"triangle"`` and ``"2-star"`` (a path ``a - c - b``, owned by
-its three nodes). Records for the node-level programs are enumerated vectorised
-(:func:`pattern_records`: triangles by degree orientation and edge lookup, 2-stars as neighbour
-pairs of each centre) and stored in CSR form ``(indptr, owners)``, three owners per record. Every
-release function takes an optional ``cache`` dict (one per graph) that keeps what does not depend
-on the noise (records, ``Q(τ)``, truncated counts, ladders), so repeated releases pay for the data
-part once.
+its three nodes). The node-level programs are the package's
+(:func:`~opendp_graph.transformations.subgraphs.capped_subgraph_count`: its copies listed with
+numpy, its values kept per graph). Every release function takes an optional ``cache`` dict (one per
+graph) that keeps what does not depend on the noise (``Q(τ)``, truncated counts, ladders), so
+repeated releases pay for the data part once.
 
 1. :func:`r2t` — Race-to-the-Top (Dong, Fang, Yi, Tao & Machanavajjhala, SIGMOD 2022, Section 5:
    "R2T" for self-join queries, the LP truncation of Section 5.1). Caps ``τ_j = b^j``,
    ``j = 1..k``, ``k = ⌊log_b GS_Q⌋`` (at least 1); each ``Q(τ_j)`` (the package's
-   :func:`~opendp_graph.transformations._multi_owner.truncated_total`: ``max Σu``, ``0 ≤ u ≤ 1``,
+   :func:`~opendp_graph.make_capped_subgraph_count`: ``max Σu``, ``0 ≤ u ≤ 1``,
    every node's records sum to at most ``τ``) is released as
    ``Q(τ_j) + Lap(k·τ_j/ε) − k·ln(k/β)·τ_j/ε`` and the output is the largest of these and
    ``Q(0) = 0``. ``β = 0.1`` as in the published runs (``Script/CollectResultsGraph.py``, ``-b 0.1``).
@@ -91,8 +90,7 @@ import opendp.prelude as dp
 import scipy.sparse as sp
 
 from opendp_graph import Graph
-from opendp_graph.transformations._multi_owner import truncated_total
-from opendp_graph.transformations.subgraphs import subgraph_records
+from opendp_graph.transformations.subgraphs import capped_subgraph_count, subgraph_count
 from opendp_graph.transformations.triangles import triangle_count
 
 dp.enable_features("contrib")
@@ -100,7 +98,6 @@ dp.enable_features("contrib")
 __all__ = [
     "load_deezer_edges",
     "load_email_eu_core_edges",
-    "pattern_records",
     "pattern_count",
     "public_bound",
     "r2t_caps",
@@ -192,27 +189,10 @@ def _cached(cache: dict | None, key, compute):
 # ----------------------------------------------------------------------------- records
 
 
-def pattern_records(graph, pattern: str, cache: dict | None = None) -> tuple[np.ndarray, np.ndarray, int]:
-    """``(indptr, owners, num_nodes)``: each occurrence of the pattern a record owned by its 3 nodes."""
-    _check_pattern(pattern)
-    g = _as_graph(graph)
-
-    def compute():
-        occ = subgraph_records(g, pattern)  # the package's listing (opendp_graph.transformations.subgraphs)
-        indptr = np.arange(0, 3 * occ.shape[0] + 1, 3, dtype=np.int64)
-        return indptr, np.ascontiguousarray(occ, dtype=np.int64).ravel(), g.num_nodes
-
-    return _cached(cache, ("records", pattern), compute)
-
-
 def pattern_count(graph, pattern: str) -> int:
     """Exact number of occurrences (non-private)."""
     _check_pattern(pattern)
-    g = _as_graph(graph)
-    if pattern == "triangle":
-        return triangle_count(g)
-    d = g.degrees.astype(np.int64)
-    return int((d * (d - 1) // 2).sum())
+    return subgraph_count(_as_graph(graph), pattern)
 
 
 def public_bound(pattern: str, max_degree: int) -> float:
@@ -223,11 +203,10 @@ def public_bound(pattern: str, max_degree: int) -> float:
 
 
 def _truncated(graph, pattern: str, tau: float, cache: dict | None) -> float:
-    def compute():
-        indptr, owners, n = pattern_records(graph, pattern, cache)
-        return truncated_total(indptr, owners, n, np.ones(indptr.shape[0] - 1), float(tau))
-
-    return _cached(cache, ("Q", pattern, float(tau)), compute)
+    """``Q(τ)``: the package's capped count (its values are kept per graph, so a benchmark's
+    releases and baselines solve each cap once); ``cache`` may hold stand-ins (the 2-star rungs
+    :mod:`benchmarks.subgraph_counts` bounds instead of solving)."""
+    return _cached(cache, ("Q", pattern, float(tau)), lambda: capped_subgraph_count(_as_graph(graph), pattern, float(tau)))
 
 
 # ----------------------------------------------------------------------------- 1. R2T

@@ -36,7 +36,7 @@ from typing import Any
 
 import opendp.prelude as dp
 
-from ..core._checks import budget_share, open_probability, positive_integer
+from ..core._checks import budget_share, integer_at_least, open_probability, positive_integer
 from ..core.domains import graph_domain_descriptor
 from ..core.metrics import (
     EdgeDistance,
@@ -195,7 +195,7 @@ def make_cap_scan(
     ``d_in`` units cost ``ε₁·s(d_in)/s(1)``. Every draw is OpenDP's ``make_laplace``.
     """
     dp.assert_features("contrib", "honest-but-curious")
-    graph_domain_descriptor(input_domain)
+    domain = graph_domain_descriptor(input_domain)
     epsilon = privacy_budget(privacy_loss, ("epsilon",), "make_cap_scan")["epsilon"]
     pattern = pattern_name(pattern)
     ladder = _checked_caps(caps)
@@ -203,7 +203,6 @@ def make_cap_scan(
     ratio = min(b / a for a, b in zip(ladder, ladder[1:]))
     sensitivity = _unit_sensitivity(input_metric, ratio)
     unit = sensitivity(1) * (1 + 1e-5)  # the programs' certified slack, 2·LP_TOLERANCE, rounded up
-    domain = graph_domain_descriptor(input_domain)
     on_threshold = _laplace_sampler(2 * unit / epsilon) if unit > 0 else None
     on_query = _laplace_sampler(4 * unit / epsilon) if unit > 0 else None
 
@@ -299,7 +298,7 @@ def make_private_subgraph_count(
     pattern = pattern_name(pattern)
     share = budget_share("selection_share", selection_share)
     open_probability("beta", beta)
-    lift = positive_integer("headroom", headroom) if headroom != 0 else 0
+    lift = integer_at_least("headroom", headroom, 0)
     metric = metric_descriptor(input_metric)
     if isinstance(metric, EdgeLabelDistance):
         raise ValueError(
@@ -333,8 +332,7 @@ def make_private_subgraph_count(
             first = _number("min_cap", min_cap)
             if first <= 0 or first >= top:
                 raise ValueError(f"min_cap must be a positive number below the bound on what one node holds ({top}), got {min_cap!r}")
-        caps = _ladder(first, float(top))
-    ladder = explicit if explicit is not None else _checked_caps(caps)
+    ladder = explicit if explicit is not None else _ladder(first, float(top))
     # the metric's own refusal at one unit (node insertion on a domain of num_nodes), not the search's
     metric.stability_on(domain, lambda d: d)(1)
     eps_scan = epsilon * share

@@ -23,6 +23,7 @@ from ..core.domains import graph_domain_descriptor
 from ..core.graph import Graph
 from ..core.metrics import EdgeDistance, EdgeLabelDistance, GroupDistance, integer_d_in
 from ._core import make_graph_transformation, then
+from .labels import _require_labeled, selected_labels
 from .rules import stability_rule
 
 __all__ = ["clipped_label_counts", "make_clipped_label_counts", "then_clipped_label_counts"]
@@ -59,21 +60,9 @@ def clipped_label_counts(graph: Graph, vocabulary: Sequence[str], norm_bound: fl
     >>> clipped_label_counts(g, ["a", "b", "z"], norm_bound=1.0).tolist()  # edge 0: n = 2, w = 1/√2 (rounded down)
     [1.707106590270996, 0.7071065902709961, 0.0]
     """
-    matrix, names = graph.labels, graph.vocabulary
-    if matrix is None or names is None:
-        raise ValueError("graph is unlabeled")
-    column = {w: j for j, w in enumerate(names)}
-    positions = [(i, column[w]) for i, w in enumerate(vocabulary) if w in column]
-    result = np.zeros(len(vocabulary))
-    if not positions:
-        return result
-    kept = np.array([j for _, j in positions], dtype=np.int64)
-    target = np.array([i for i, _ in positions], dtype=np.int64)
-    held = (matrix[:, kept] != 0).astype(np.float64).tocsr()
-    per_edge = np.asarray(held.sum(axis=1)).ravel()
-    weights = _edge_weights(per_edge, norm_bound)
-    result[target] = held.T @ weights
-    return result
+    rows, ranks = selected_labels(graph, None, vocabulary)  # every (edge, property) inside the vocabulary
+    weights = _edge_weights(np.bincount(rows, minlength=graph.num_edges), norm_bound)
+    return np.bincount(ranks, weights=weights[rows], minlength=len(vocabulary)).astype(np.float64)
 
 
 def _norm_bound(norm_bound: Any) -> float:
@@ -114,9 +103,7 @@ def make_clipped_label_counts(input_domain: dp.Domain, input_metric: dp.Metric, 
     >>> t.map(1)
     4.000000000000001
     """
-    domain = graph_domain_descriptor(input_domain)
-    if not domain.labeled:
-        raise ValueError("clipped_label_counts counts edge labels: use graph_domain(labeled=True)")
+    _require_labeled(graph_domain_descriptor(input_domain), "clipped_label_counts")
     if isinstance(vocabulary, (str, bytes)) or not hasattr(vocabulary, "__iter__"):
         raise TypeError("vocabulary must be a sequence of property names")
     words = property_names(vocabulary)

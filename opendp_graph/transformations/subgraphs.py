@@ -29,12 +29,12 @@ from __future__ import annotations
 import functools
 import math
 import re
-from numbers import Real
 from typing import Any
 
 import numpy as np
 import opendp.prelude as dp
 
+from ..core._checks import positive_finite
 from ..core.graph import Graph
 from ..core.metrics import EdgeDistance, EdgeLabelDistance, GroupDistance, NodeDistance, NodeInsertionDistance, integer_d_in
 from ._core import make_graph_transformation, then
@@ -141,11 +141,9 @@ def _stars(graph: Graph, k: int) -> np.ndarray:
 
 
 def _two_paths(graph: Graph, *, lowest_end_below_centre: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The 2-paths ``x–w–y`` with ``x < y`` (as ``(x, w, y)``), optionally only those with ``x < w``."""
-    indptr, neighbours = _neighbours(graph)
-    ends = _combinations_within_groups(indptr, 2)
-    centre = np.repeat(np.arange(graph.num_nodes, dtype=np.int64), np.diff(indptr))[ends[:, 0]]
-    x, y = neighbours[ends[:, 0]], neighbours[ends[:, 1]]  # x < y: neighbours are sorted
+    """The 2-paths ``x–w–y`` with ``x < y`` (as ``(x, w, y)``), optionally only those with ``x < w``:
+    the 2-stars, centre ``w`` (leaves in increasing order: neighbours are sorted)."""
+    centre, x, y = _stars(graph, 2).T
     if lowest_end_below_centre:
         keep = x < centre
         x, centre, y = x[keep], centre[keep], y[keep]
@@ -261,16 +259,7 @@ def _capped(graph: Graph, pattern: str, tau: float) -> float:
 
 
 def _cap(cap: Any) -> float:
-    refusal = f"cap must be a positive finite number (the most copies one node may hold), got {cap!r}"
-    if isinstance(cap, bool) or not isinstance(cap, Real):
-        raise ValueError(refusal)
-    try:
-        value = float(cap)
-    except OverflowError:
-        raise ValueError(refusal) from None
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(refusal)
-    return value
+    return positive_finite("cap", cap)  # the most copies one node may hold
 
 
 # ---------------------------------------------------------------------------------------------
