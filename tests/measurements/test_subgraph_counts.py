@@ -192,3 +192,15 @@ def test_red_team_findings_stay_fixed(monkeypatch):
     with pytest.raises(ValueError, match="cap must be a positive finite number"):
         dpg.make_capped_subgraph_count(domain, dpg.node_distance(), "triangle", cap=10**400)
     assert make(domain, dpg.node_distance(), dp.loss_of(epsilon=1.0), "triangle", max_contribution=9, threshold=np.float32(1)).map(1) <= 1
+
+
+def test_a_graph_outside_the_domain_is_refused_before_anything_is_read():
+    """The degree bound is a promise of the domain: a graph above it is refused by the release, and
+    the refusal names the promise, not the graph's degree or size."""
+    meas = dpg.make_private_subgraph_count(dpg.graph_domain(max_degree=3), dpg.node_distance(), dp.loss_of(epsilon=1.0), "triangle")
+    hub = dpg.Graph.from_edges([0] * 7, list(range(1, 8)))  # degree 7
+    with pytest.raises(Exception, match="violates the domain's max_degree=3") as refused:
+        meas(hub)
+    # the refusal itself, among the lines OpenDP adds (its trace): the promise, no degree or size
+    refusal = [line for line in str(refused.value).splitlines() if line.startswith("ValueError")]
+    assert refusal == ["ValueError: the graph violates the domain's max_degree=3"]
