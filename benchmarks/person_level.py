@@ -23,6 +23,7 @@ import time
 import numpy as np
 import opendp.prelude as dp
 
+from benchmarks._selection import idealised_decision, laplace_median_error
 
 # Declared public bounds on one person's contribution (not read off the data): the synthetic log's
 # generator caps nobody, so a round log-size bound; Enron: at most 8,192 messages per employee
@@ -63,16 +64,6 @@ def report(name, log, truth, of, runs, max_contribution, short_caps):
         )
 
 
-def exact_median_error(bias, scale, reach):
-    """The median of ``|bias + L|``, ``L ~ Laplace(scale)``, from Laplace's distribution function
-    (no sampling): the error a fixed cap has over many releases. ``reach``: an upper end for the
-    search."""
-    from scipy.optimize import brentq
-    from scipy.stats import laplace
-
-    return brentq(lambda x: laplace.cdf(x - bias, scale=scale) - laplace.cdf(-x - bias, scale=scale) - 0.5, 0.0, reach)
-
-
 def point_estimates(name, log, of, ladder, runs, epsilon=1.0):
     """The point estimate (:func:`opendp_graph.polars.make_private_total_estimate`) against every
     fixed cap of the same public ladder at the whole ``ε`` (the best fixed cap is the one a user
@@ -95,7 +86,7 @@ def point_estimates(name, log, of, ladder, runs, epsilon=1.0):
         scale = dp.binary_search_param(lambda b, t=total: t >> dp.m.then_laplace(scale=b), d_in=1, d_out=epsilon, T=float)
         meas = total >> dp.m.then_laplace(scale=scale)
         bias = dpg.polars.capped_total(log, cap, of) - truth
-        exact[cap] = exact_median_error(bias, scale, 100 * (truth + scale)) / truth
+        exact[cap] = laplace_median_error(bias, scale) / truth
         sampled[cap] = float(np.median([abs(meas(log) - truth) for _ in range(runs)])) / truth
     best_cap = min(exact, key=exact.get)
     point = dpg.polars.make_private_total_estimate(*space, dp.loss_of(epsilon=epsilon), caps=ladder, of=of, beta=0.1)
@@ -445,16 +436,9 @@ def message_count_histogram(name, log, roster, candidates, runs, epsilon=1.0):
 
 def idealised_choice(log, of, ladder, best_cap, epsilon=1.0):
     """What a selection that makes one decision could reach (module docstring of
-    ``opendp_graph.polars._point_totals``): ``D = (Q(2τ) − Q(τ))/τ`` at the rung ``τ`` below the
-    best cap ``τ*``, read once with Laplace noise of scale ``1/ε₁`` against the threshold
-    ``1/ε₂``, so ``τ`` is picked with probability ``q = ½·exp(−(D − 1/ε₂)·ε₁)`` and ``τ*``
-    otherwise; the median error over releases is that of the mixture of ``|bias(c) + Laplace(c/ε₂)|``
-    at the two caps (exact Laplace distribution functions, no sampling), against the best cap's
-    median at the whole ``ε``, minimised over the split ``s = ε₁/ε``. Returns (D, q, ratio, s),
-    or None when τ* is the lowest rung."""
-    from scipy.optimize import brentq
-    from scipy.stats import laplace
-
+    ``opendp_graph.polars._point_totals``; :func:`benchmarks._selection.idealised_decision`):
+    ``D = (Q(2τ) − Q(τ))/τ`` at the rung ``τ`` below the best cap ``τ*``, read once against the
+    threshold ``1/ε₂``. Returns (D, q, ratio, s), or None when τ* is the lowest rung."""
     import opendp_graph as dpg
 
     below = [c for c in ladder if c < best_cap]
@@ -462,26 +446,10 @@ def idealised_choice(log, of, ladder, best_cap, epsilon=1.0):
         return None
     tau = below[-1]
     truth = dpg.polars.capped_total(log, float(log.load(of).max()) + 1, of)
-    bias = {c: dpg.polars.capped_total(log, c, of) - truth for c in (tau, best_cap)}
+    bias = {c: truth - dpg.polars.capped_total(log, c, of) for c in (tau, best_cap)}
     d = (dpg.polars.capped_total(log, 2 * tau, of) - dpg.polars.capped_total(log, tau, of)) / tau
-
-    def within(x, cap, eps):  # P(|bias + L| ≤ x), L ~ Laplace(cap / eps)
-        b, scale = bias[cap], cap / eps
-        return laplace.cdf(x - b, scale=scale) - laplace.cdf(-x - b, scale=scale)
-
-    def median(weights, eps):
-        return brentq(lambda x: sum(w * within(x, c, eps) for c, w in weights) - 0.5, 0.0, 100 * (truth + best_cap / eps))
-
-    # Laplace at scale cap/ε: the release's own scale up to OpenDP's rounding of the map
-    reference = median([(best_cap, 1.0)], epsilon)
-    best = None
-    for s in np.arange(0.02, 0.9, 0.01):
-        e1, e2 = s * epsilon, (1 - s) * epsilon
-        q = 0.5 * np.exp(-max(d - 1 / e2, 0.0) * e1)
-        ratio = median([(best_cap, 1 - q), (tau, q)], e2) / reference
-        if best is None or ratio < best[2]:
-            best = (d, q, ratio, s)
-    return best
+    q, ratio, s = idealised_decision(d, 1.0, bias[tau], bias[best_cap], tau, best_cap, epsilon)
+    return d, q, ratio, s
 
 
 # public ladders for the point estimates: R2T-style powers of two from 32 up to a public bound

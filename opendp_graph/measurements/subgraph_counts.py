@@ -14,7 +14,7 @@ chosen by a **sparse-vector scan up a public ladder of caps**:
    AboveThreshold algorithm of Dwork & Roth (*The Algorithmic Foundations of Differential
    Privacy*, 2014, Algorithm 1 and Theorem 3.23; Lyu, Su & Li, VLDB 2017, Alg. 1), on the queries
    ``−E_j`` against ``−T``.
-3. ``τ̂`` is ``headroom`` rungs above the stop (default 3: twice the next rung) (``τ_J`` if none stops), and ``Q(G, τ̂) + Laplace``
+3. ``τ̂`` is ``headroom`` rungs above the stop (default 4: a factor 4) (``τ_J`` if none stops), and ``Q(G, τ̂) + Laplace``
    is released with the rest of the budget, ``ε₂ = ε − ε₁``.
 
 Why a scan and not a score per cap. The best fixed cap balances the bias (what nodes above the cap
@@ -22,7 +22,7 @@ hold) against the noise ``τ/ε``: it sits where about one node is above the cap
 node-level DP hides. A score per cap whose sensitivity is ``τ`` (the generalized exponential
 mechanism of :func:`~opendp_graph.polars.make_private_total_estimate`) gives every cap far above the
 busiest node the same score, about ``−1/ε₂``, so it cannot tell them from the best one: on Deezer
-HU it picked caps of ``2^14``–``2^18`` and erred by 21 % where the scan errs by 0.6 %. ``E_j``
+HU it picked caps of ``2^14``–``2^18`` and erred by 21 % where the scan errs by 0.5 %. ``E_j``
 moves by at most about one per node at every rung, so the scan reads the ladder's shape at the cost
 of one ε₁ however long it is. Measured in ``benchmarks/subgraph_counts.py``.
 """
@@ -119,6 +119,18 @@ def contribution_bound(pattern: str, max_degree: int) -> int:
     return math.comb(d, k) + d * math.comb(d - 1, k - 1)
 
 
+#: the default first rung is ``M`` divided by this. Low rungs should sit below what nodes hold (a
+#: scan that stops at once releases ``headroom`` rungs above the first), but their programs are the
+#: slowest (most nodes at their cap). Measured on Deezer HU, one program each: 98,087 triangles,
+#: 5–7 s at caps 1–2; 515,572 4-cycles, 170 s at 8 and 35 s at 64; 3.2 M 2-stars, 280 s at 128 and
+#: 136 s at 256. With ``D = 1024`` the first rungs are 8 (triangles), 510 (4-cycles), 384 (2-stars).
+_FIRST_RUNG_DIVISOR = {"triangle": 2**16, "4-cycle": 2**20}  # k-stars: 2**12
+
+
+def _default_first_rung(pattern: str, top: float) -> float:
+    return min(max(1.0, top / _FIRST_RUNG_DIVISOR.get(pattern, 2**12)), top / 2)  # at least two rungs, even for M = 1
+
+
 def _ladder(min_cap: float, top: float) -> tuple[float, ...]:
     caps = [min_cap]
     while caps[-1] < top:
@@ -170,7 +182,7 @@ def _laplace_sampler(scale: float) -> dp.Measurement:
 
 
 def make_cap_scan(
-    input_domain: dp.Domain, input_metric: dp.Metric, privacy_loss: tuple[Any, Any], pattern: str, caps: Any, threshold: float = 1.0
+    input_domain: dp.Domain, input_metric: dp.Metric, privacy_loss: tuple[Any, Any], pattern: str, caps: Any, threshold: float = 3.0
 ) -> dp.Measurement:
     """The index of the rung where the sparse-vector scan up ``caps`` stops (module docstring,
     step 2), ``len(caps) − 1`` if it never does; ``ε₁``-DP at one unit of ``input_metric``.
@@ -240,9 +252,9 @@ def make_private_subgraph_count(
     max_contribution: int | None = None,
     caps: Any = None,
     min_cap: float | None = None,
-    selection_share: float = 0.15,
-    threshold: float = 1.0,
-    headroom: int = 3,
+    selection_share: float = 0.3,
+    threshold: float = 3.0,
+    headroom: int = 4,
     beta: float = 0.1,
 ) -> dp.Measurement:
     """A node-level count of ``pattern`` (triangles, ``k``-stars, 4-cycles) under ``ε``-DP, the
@@ -259,17 +271,24 @@ def make_private_subgraph_count(
         program enforces every cap), only ``upper`` does.
     :param caps: a public ladder instead of ``min_cap·√2^j`` up to ``M`` (without ``M``, its top
         cap stands for ``M`` in ``upper``).
-    :param min_cap: the ladder's first rung (default ``max(1, M/4096)``: low rungs cost the scan
-        linear programs over many copies, and a scan that stops at once loses at most
-        ``headroom`` rungs). Give it when ``M`` is far above what nodes hold: the 4-cycles' bound
-        ``C(D, 2)·(D − 1)`` puts the default first rung above every node of the Deezer graphs
-        (error about 100 %), where ``min_cap=16`` gives 3–4 % (``benchmarks/SUBGRAPH_COUNTS.txt``).
-    :param selection_share: the share ``ε₁/ε`` the scan spends (0.15: chosen on Deezer HU and RO).
+    :param min_cap: the ladder's first rung (default ``max(1, M/2^16)`` for triangles, ``M/2^20``
+        for 4-cycles, ``M/2^12`` for ``k``-stars: low rungs cost the scan linear programs over many
+        copies, minutes each for millions of stars, and a scan that stops at once releases
+        ``headroom`` rungs above the first). It is a prior on where the best cap can be: with
+        triangles at ``ε = 1``, ``M/2^12`` errs 2.5× the best fixed cap on a 2,000-node clustered
+        graph with hubs (``D = 400``) where the default errs 5.3×, but 3.3–6.1× on the Deezer
+        graphs (``D = 1024``) where the default errs 2.3× (``benchmarks/SUBGRAPH_SCAN_TUNING.txt``).
+        Give it when the public bound is far above what nodes hold, when hubs are expected, or
+        higher to save time.
+    :param selection_share: the share ``ε₁/ε`` the scan spends.
     :param threshold: ``T``: the scan stops where the next rung keeps at most about ``T``
         node-equivalents.
-    :param headroom: how many rungs above the stop ``τ̂`` is (3: a factor 2√2 on a √2 ladder; with
-        2 the 2-star counts of Deezer HU and RO erred 4–7× the best fixed cap, their scans stopping
-        where about forty node-equivalents remain above the cap).
+    :param headroom: how many rungs above the stop ``τ̂`` is (4: a factor 4 on a √2 ladder).
+        The defaults (0.3, 3, 4) have the least geometric mean of the error's ratio to the best
+        fixed cap over nine synthetic graphs at ε = 0.8 and 1 (``benchmarks/subgraph_scan_tuning.py``,
+        computed exactly, not sampled; the next four settings are within 1 % of it). On the real
+        graphs, which did not choose them, against the earlier (0.15, 1, 3): Deezer's triangles and
+        HU's 2-stars err 15–30 % more, RO's 2-stars 25 % less, email-Eu-core's triangles 3× less.
     :param beta: the intervals' failure probability.
     :return: a measurement (``max_divergence``) whose output is a :class:`SubgraphCountRelease`.
 
@@ -281,9 +300,10 @@ def make_private_subgraph_count(
 
     **Error.** The estimate's noise is ``Laplace(τ̂·b)``; its bias, what nodes above ``τ̂`` hold,
     is not in ``noise_interval`` and is bounded by ``upper`` only through the public ``M``. On the
-    Deezer graphs at ``ε = 1`` the median error is 0.3–1.3 % (a person added or removed; 2–4× the
-    best fixed cap in hindsight, a tenth of R2T's race); on email-Eu-core (1,005 people, one node in
-    5 % of the triangles) 35 % (``benchmarks/SUBGRAPH_COUNTS.txt``, ``docs/subgraph_counts.md``).
+    Deezer graphs at ``ε = 1`` the median error is 0.5–0.8 % for triangles and 2-stars, 2 % for
+    4-cycles (a person added or removed; 1.5–3× the best fixed cap in hindsight, a twentieth of
+    R2T's race); on email-Eu-core (1,005 people, one node in 5 % of the triangles) 17 %
+    (``benchmarks/SUBGRAPH_COUNTS.txt``, ``docs/subgraph_counts.md``).
 
     >>> import opendp.prelude as dp, opendp_graph as dpg
     >>> dp.enable_features("contrib", "honest-but-curious")
@@ -327,7 +347,7 @@ def make_private_subgraph_count(
         raise ValueError("the bound on what one node holds (max_contribution, or from max_degree) is above 2^53: give a smaller one or caps")
     if explicit is None:
         if min_cap is None:
-            first = min(max(1.0, top / 4096), top / 2)  # a ladder of at least two rungs, even for M = 1
+            first = _default_first_rung(pattern, top)
         else:
             first = _number("min_cap", min_cap)
             if first <= 0 or first >= top:

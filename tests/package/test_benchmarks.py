@@ -360,10 +360,53 @@ def test_subgraph_benchmark_parts_on_a_small_graph():
     ours = S.run_ours(graph, "triangle", 1.0, 64, 3, truth)
     assert 0 <= ours["error"] and 0 <= ours["cover"] <= 1 and ours["ladder"][0] < ours["cap"]
     cache: dict = {}
-    error, cap = S.best_fixed(graph, "triangle", 1.0, ours["ladder"], 3, truth, cache)
-    assert error >= 0 and cap in ours["ladder"]
+    error, cap, sampled = S.best_fixed(graph, "triangle", 1.0, ours["ladder"], 3, truth, cache)
+    assert error >= 0 and sampled >= 0 and cap in ours["ladder"]
+    assert error <= S.exact_error(graph, "triangle", 1.0, ours["ladder"]) / truth < 10  # no release beats the best rung
+    ideal = S.idealised(graph, "triangle", 1.0, ours["ladder"], cap, truth)
+    assert ideal is None or (0 <= ideal[1] <= 0.5 and ideal[2] >= 1 / 0.98 - 1e-9)
     gs = B.public_bound("triangle", 64)
     for value in (B.r2t(graph, "triangle", 1.0, gs, cache=cache), B.lp_projection(graph, "triangle", 1.0, 8.0, cache=cache),
                   B.naive_truncation_smooth(graph, "triangle", 1.0, 16, cache=cache), B.ladder_triangles(graph, "triangle", 1.0, cache=cache),
                   B.smooth_sensitivity_triangles(graph, "triangle", 1.0, cache=cache)):
         assert np.isfinite(value)
+
+
+def test_selection_yardsticks_are_exact():
+    """``benchmarks._selection``: the exact median of ``|b − Laplace(s)|`` is ``s·ln 2`` at ``b = 0``
+    and puts half of Laplace's mass within ``b ± m`` otherwise; the idealised decision never beats
+    the best cap with the whole ε."""
+    from scipy.stats import laplace
+
+    from benchmarks._selection import idealised_decision, laplace_median_error
+
+    assert laplace_median_error(0.0, 3.0) == pytest.approx(3.0 * np.log(2), rel=1e-9)
+    for bias, scale in ((5.0, 1.0), (0.3, 2.0), (40.0, 7.0)):
+        m = laplace_median_error(bias, scale)
+        assert laplace.cdf(bias + m, scale=scale) - laplace.cdf(bias - m, scale=scale) == pytest.approx(0.5, abs=1e-9)
+    q, ratio, s = idealised_decision(3.0, 0.3, 400.0, 0.0, 100.0, 141.0, 1.0)  # the rung below drops 400
+    assert 0 <= q <= 0.5 and ratio >= 1.0 and 0 < s < 1
+
+
+def test_the_tuning_model_is_the_package_scan():
+    """``benchmarks.subgraph_scan_tuning.stop_law`` (the exact law of where the scan stops, which
+    chose the defaults) against 3,000 runs of the package's own :func:`make_cap_scan` (OpenDP's
+    noise) on a clustered graph: every rung's frequency within 4 standard errors, and the law sums to 1."""
+    import opendp.prelude as dp
+
+    from benchmarks.subgraph_scan_tuning import stop_law
+    from opendp_graph.measurements.subgraph_counts import make_cap_scan
+    from opendp_graph.transformations.subgraphs import capped_subgraph_count
+
+    dp.enable_features("contrib", "honest-but-curious")
+    graph = dpg.Graph.from_networkx(nx.powerlaw_cluster_graph(300, 3, 0.5, seed=8))
+    caps = [2 ** (j / 2) for j in range(12)]
+    values = np.array([capped_subgraph_count(graph, "triangle", c) for c in caps])
+    gains = (values[1:] - values[:-1]) / np.array(caps[1:])
+    law = stop_law(gains, 3.0, 1.0)
+    assert law.sum() == pytest.approx(1.0, abs=1e-6) and law.size == len(caps)
+    scan = make_cap_scan(dpg.graph_domain(), dpg.node_insertion_distance(), dp.loss_of(epsilon=1.0), "triangle", caps, threshold=3.0)
+    runs = 3000
+    seen = np.bincount([scan(graph) for _ in range(runs)], minlength=len(caps)) / runs
+    # the package calibrates to s(1)·(1 + 1e-5): a relative 1e-5 wider noise than the model, far below these errors
+    assert np.all(np.abs(seen - law) <= 4 * np.sqrt(law * (1 - law) / runs) + 2e-3), (seen, law)
