@@ -207,3 +207,16 @@ def test_a_graph_outside_the_domain_is_refused_before_anything_is_read():
     # the refusal itself, among the lines OpenDP adds (its trace): the promise, no degree or size
     refusal = [line for line in str(refused.value).splitlines() if line.startswith("ValueError")]
     assert refusal == ["ValueError: the graph violates the domain's max_degree=3"]
+
+
+def test_the_default_first_rung_depends_on_the_pattern():
+    """Triangles start at ``M/2^16``, 4-cycles at ``M/2^20``, stars at ``M/2^12`` (at least 1, and
+    below ``M`` so that the ladder has two rungs); the ladder climbs by √2 up to ``M``."""
+    graph = dpg.Graph.from_networkx(nx.complete_graph(5))
+    for pattern, bound, first in (("triangle", 2**20, 16.0), ("4-cycle", 2**24, 16.0), ("2-star", 2**16, 16.0),
+                                  ("triangle", 1000, 1.0), ("triangle", 1, 0.5)):
+        meas = dpg.make_private_subgraph_count(dpg.graph_domain(), dpg.node_insertion_distance(), dp.loss_of(epsilon=1.0),
+                                               pattern, max_contribution=bound)
+        caps = meas(graph).caps
+        assert caps[0] == pytest.approx(first) and caps[-1] == bound, (pattern, bound, caps[:3])
+        assert all(b / a == pytest.approx(np.sqrt(2)) for a, b in zip(caps[:-2], caps[1:-1]))
