@@ -35,7 +35,10 @@ deliveries) and 0.8–1.8 where it is nearly as good. Even an idealised selectio
 one decision matters, read ``D`` once with Laplace noise and took the split of ``ε`` that suits
 each log best would pick the worse rung in 9–41 % of releases and reach 1.45–1.84× the best fixed
 cap's median error on the first kind of row (1.0–1.3× on the second); the benchmark prints this
-yardstick per row (``python -m benchmarks.person_level --only point``). A real selection has to
+yardstick per row (``python -m benchmarks.person_level --only point``). It is the cost of making
+that decision from the data, not a bound on every selection: one that always lands at or above
+the best rung never makes it (the node-level triangles of Deezer HU: this yardstick 1.56×, a scan
+tuned on that graph 1.43×: ``benchmarks/SUBGRAPH_COUNTS.txt``, ``SUBGRAPH_SCAN_TUNING.txt``). A real selection has to
 find that decision among ``J − 1`` of them: ``make_private_total_estimate`` (GEM over the whole
 ladder) measures 2.1–5.9×. A short public ladder whose top is a true bound on the busiest person
 is what makes a total accurate.
