@@ -7,32 +7,24 @@ from __future__ import annotations
 import numpy as np
 
 
-def _laplace_cdf(z: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    u = np.asarray(z) / scale
-    return np.where(u < 0, 0.5 * np.exp(np.minimum(u, 0)), 1 - 0.5 * np.exp(-np.maximum(u, 0)))
-
-
-def mixture_median_error(parts, scale_of) -> float:
-    """The median of ``|bias − L|`` over releases that use cap ``c`` with weight ``w`` (``parts``:
-    ``(w, c, bias)``), ``L ~ Laplace(scale_of(c))``."""
+def mixture_median_error(parts) -> float:
+    """The median of ``|bias − L|`` over releases that carry weight ``w``, bias ``bias`` and noise
+    ``L ~ Laplace(scale)`` (``parts``: ``(w, bias, scale)``; the weights need not sum to 1)."""
     from scipy.optimize import brentq
+    from scipy.stats import laplace
 
-    w = np.array([p[0] for p in parts], dtype=float)
-    b = np.abs(np.array([p[2] for p in parts], dtype=float))
-    scale = np.array([scale_of(p[1]) for p in parts], dtype=float)
+    w, b, scale = (np.array(column, dtype=float) for column in zip(*parts))
+    b = np.abs(b)
 
     def within(x):
-        return float(w @ (_laplace_cdf(x + b, scale) - _laplace_cdf(b - x, scale)))
+        return float(w @ (laplace.cdf(b + x, scale=scale) - laplace.cdf(b - x, scale=scale)))
 
-    high = float(np.max(b + 60 * scale))
-    return float(brentq(lambda x: within(x) - 0.5 * w.sum(), 0.0, high))
+    return float(brentq(lambda x: within(x) - 0.5 * w.sum(), 0.0, float(np.max(b + 60 * scale))))
 
 
 def laplace_median_error(bias: float, scale: float) -> float:
     """The exact median of ``|bias − L|``, ``L ~ Laplace(scale)``: a fixed cap's median error."""
-    if scale == 0:
-        return abs(bias)
-    return mixture_median_error([(1.0, 0.0, abs(bias))], lambda _: scale)
+    return abs(bias) if scale == 0 else mixture_median_error([(1.0, bias, scale)])
 
 
 SPLITS = tuple(np.arange(0.02, 0.9, 0.01))
@@ -52,8 +44,7 @@ def idealised_decision(statistic, threshold, bias_below, bias_best, cap_below, b
     for s in splits:
         e1, e2 = s * epsilon, (1 - s) * epsilon
         q = 0.5 * np.exp(-max(statistic - threshold / e2, 0.0) * e1)
-        parts = [(1 - q, best_cap, bias_best), (q, cap_below, bias_below)]
-        ratio = mixture_median_error(parts, lambda c, e2=e2: c / e2) / reference
+        ratio = mixture_median_error([(1 - q, bias_best, best_cap / e2), (q, bias_below, cap_below / e2)]) / reference
         if best is None or ratio < best[1]:
             best = (float(q), float(ratio), float(s))
     return best

@@ -43,12 +43,11 @@ each row in hindsight).
 from __future__ import annotations
 
 import argparse
-import math
 import time
 
 import numpy as np
 
-from benchmarks._selection import idealised_decision, laplace_median_error
+from benchmarks._selection import idealised_decision
 
 PATTERNS = ("triangle", "2-star", "4-cycle")
 EPSILONS = (0.8, 1.0)
@@ -86,15 +85,13 @@ def _laplace(value: float, scale: float) -> float:
     return dp.m.make_laplace(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=scale)(value)
 
 
-def run_ours(graph, pattern, epsilon, degree_bound, runs, truth, min_cap=None, first=30):
+def run_ours(graph, pattern, epsilon, degree_bound, runs, truth, first=30):
     import opendp.prelude as dp
 
     import opendp_graph as dpg
 
     bound = dpg.measurements.subgraph_counts.contribution_bound(pattern, degree_bound)
-    meas = dpg.make_private_subgraph_count(
-        dpg.graph_domain(), dpg.node_insertion_distance(), dp.loss_of(epsilon=epsilon), pattern, max_contribution=bound, min_cap=min_cap
-    )
+    meas = dpg.make_private_subgraph_count(dpg.graph_domain(), dpg.node_insertion_distance(), dp.loss_of(epsilon=epsilon), pattern, max_contribution=bound)
     start = time.perf_counter()
     out = [meas(graph) for _ in range(runs)]
     seconds = (time.perf_counter() - start) / runs
@@ -109,49 +106,38 @@ def run_ours(graph, pattern, epsilon, degree_bound, runs, truth, min_cap=None, f
     }
 
 
-def best_fixed(graph, pattern, epsilon, ladder, runs, truth, cache):
-    """The best cap of ``ladder`` in hindsight at the whole ε: ``(exact median error, cap, median of
-    runs releases there)``. The exact median is the yardstick: the least of several 30-release medians
-    is biased low (at the ladder's best rung of Deezer HU it was 0.17 % against an exact 0.26 %)."""
-    from opendp_graph.transformations.subgraphs import capped_subgraph_count
+def best_fixed(curve, epsilon, runs):
+    """The best cap of the ladder in hindsight at the whole ε (``curve``: ``(ladder, Q on it,
+    truth)``, :func:`benchmarks.subgraph_scan_tuning.values_on`): ``(exact median relative error,
+    cap, median of runs releases there)``. The exact median is the yardstick: the least of several
+    30-release medians is biased low (at the ladder's best rung of Deezer HU it was 0.17 % against
+    an exact 0.22 %)."""
+    from benchmarks.subgraph_scan_tuning import best_rung
 
-    best = (math.inf, None)
-    for tau in ladder:
-        q = capped_subgraph_count(graph, pattern, tau)  # the package's values, kept from our releases
-        error = laplace_median_error(truth - q, tau / epsilon) / truth
-        best = min(best, (error, tau))
-        if q >= truth and error > 3 * best[0]:
-            break  # every higher cap only adds noise
-    error, tau = best
-    q = capped_subgraph_count(graph, pattern, tau)
+    ladder, values, truth = curve
+    error, tau = best_rung(ladder, values, truth, epsilon)
+    q = values[list(ladder).index(tau)]
     sampled = _median_error([_laplace(q, tau / epsilon) for _ in range(runs)], truth)
-    return error, tau, sampled
+    return error / truth, tau, sampled
 
 
-def exact_error(graph, pattern, epsilon, ladder) -> float:
-    """Our release's exact median error with the package's default scan settings
+def exact_error(curve, epsilon) -> float:
+    """Our release's exact median relative error with the package's default scan settings
     (:func:`benchmarks.subgraph_scan_tuning.scan_error`: the scan's stopping law, no sampling)."""
-    import inspect
-
     from benchmarks import subgraph_scan_tuning as tuning
-    from opendp_graph.measurements.subgraph_counts import make_private_subgraph_count
 
-    defaults = inspect.signature(make_private_subgraph_count).parameters
-    settings = [defaults[k].default for k in ("selection_share", "threshold", "headroom")]
-    return tuning.scan_error(*tuning.values_on(graph, pattern, ladder), epsilon, *settings)
+    return tuning.scan_error(*curve, epsilon, *tuning.default_settings()) / curve[2]
 
 
-def idealised(graph, pattern, epsilon, ladder, best_cap, truth):
+def idealised(curve, epsilon, best_cap):
     """One idealised decision against the rung below the best cap (:func:`benchmarks._selection.idealised_decision`):
     the scan's own statistic ``E = (Q(τ*) − Q(τ))/τ*`` (sensitivity 1), the rung below as good when
     ``E`` is under ``(1 − τ/τ*)/ε₂``. Returns ``(E, q, ratio, s)``, or None when τ* is the lowest rung."""
-    from opendp_graph.transformations.subgraphs import capped_subgraph_count
-
-    below = [c for c in ladder if c < best_cap]
-    if not below:
+    ladder, values, truth = curve
+    j = list(ladder).index(best_cap)
+    if j == 0:
         return None
-    tau = below[-1]
-    q_below, q_best = capped_subgraph_count(graph, pattern, tau), capped_subgraph_count(graph, pattern, best_cap)
+    tau, q_below, q_best = ladder[j - 1], values[j - 1], values[j]
     statistic = (q_best - q_below) / best_cap
     q, ratio, s = idealised_decision(statistic, 1 - tau / best_cap, truth - q_below, truth - q_best, tau, best_cap, epsilon)
     return statistic, q, ratio, s
@@ -196,6 +182,7 @@ def main(argv=None) -> None:
     import opendp.prelude as dp
 
     from benchmarks import _subgraph_baselines as B
+    from benchmarks import subgraph_scan_tuning as tuning
     from opendp_graph.transformations.subgraphs import subgraph_count
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -224,14 +211,15 @@ def main(argv=None) -> None:
             print(f"  {pattern}: truth {truth:,}")
             for epsilon in EPSILONS:
                 ours = run_ours(graph, pattern, epsilon, degree_bound, args.releases, truth, first=args.runs)
-                fixed_error, fixed_cap, fixed_sampled = best_fixed(graph, pattern, epsilon, ours["ladder"], args.runs, truth, cache)
-                exact = exact_error(graph, pattern, epsilon, ours["ladder"]) / truth
+                curve = tuning.values_on(graph, pattern, ours["ladder"])  # Q on our ladder: the yardsticks' input
+                fixed_error, fixed_cap, fixed_sampled = best_fixed(curve, epsilon, args.runs)
+                exact = exact_error(curve, epsilon)
                 summary = (f"    ε = {epsilon:g}: ours {exact:.3%} exact, {exact / fixed_error:.2f}× the best fixed cap {fixed_error:.3%} "
                            f"(τ = {fixed_cap:g}) | in {args.releases} releases ours {ours['error']:.3%}, in the first {args.runs} "
                            f"{ours['error_first']:.3%} (the best fixed cap in {args.runs}: {fixed_sampled:.3%}); median τ̂ {ours['cap']:g}; "
                            f"[lower, upper] holds the truth {ours['cover']:.1%} of {args.releases}, the noise interval alone "
                            f"{ours['noise_cover']:.0%}; {ours['seconds']:.1f} s a release")
-                ideal = idealised(graph, pattern, epsilon, ours["ladder"], fixed_cap, truth)
+                ideal = idealised(curve, epsilon, fixed_cap)
                 if ideal is not None:
                     ideal_line = (f"\n      one idealised decision against the rung below τ* = {fixed_cap:g}: E = {ideal[0]:.2f} node-equivalents; "
                                   f"takes the rung below {ideal[1]:.0%} of the time at the best split s = {ideal[3]:.2f}: median {ideal[2]:.2f}× the best fixed")

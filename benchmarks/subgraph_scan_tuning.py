@@ -122,17 +122,27 @@ def scan_error(ladder, values, truth, epsilon, share, threshold, headroom):
     for stop, p in enumerate(law):
         j = min(stop + headroom, len(ladder) - 1)
         chosen[j] = chosen.get(j, 0.0) + p
-    parts = [(p, ladder[j], truth - values[j]) for j, p in chosen.items() if p > 1e-12]
-    return mixture_median_error(parts, lambda cap: cap / e2)
+    return mixture_median_error([(p, truth - values[j], ladder[j] / e2) for j, p in chosen.items() if p > 1e-12])
 
 
 def scan_ratio(ladder, values, truth, epsilon, share, threshold, headroom):
     """:func:`scan_error` over the best rung's exact median error at the whole ε."""
-    return scan_error(ladder, values, truth, epsilon, share, threshold, headroom) / best_fixed(ladder, values, truth, epsilon)
+    return scan_error(ladder, values, truth, epsilon, share, threshold, headroom) / best_rung(ladder, values, truth, epsilon)[0]
 
 
-def best_fixed(ladder, values, truth, epsilon):
-    return min(laplace_median_error(truth - q, tau / epsilon) for tau, q in zip(ladder, values))
+def best_rung(ladder, values, truth, epsilon) -> tuple[float, float]:
+    """``(exact median absolute error, cap)`` of the best rung with Laplace(τ/ε) at the whole ε."""
+    return min((laplace_median_error(truth - q, tau / epsilon), float(tau)) for tau, q in zip(ladder, values))
+
+
+def default_settings() -> tuple[float, float, int]:
+    """The package's defaults ``(selection_share, threshold, headroom)``, read off its signature."""
+    import inspect
+
+    from opendp_graph.measurements.subgraph_counts import make_private_subgraph_count
+
+    defaults = inspect.signature(make_private_subgraph_count).parameters
+    return tuple(defaults[k].default for k in ("selection_share", "threshold", "headroom"))  # type: ignore[return-value]
 
 
 def held_out(data):
@@ -168,15 +178,11 @@ def first_rungs(data, divisors=(12, 13, 14, 15, 16)) -> None:
         cells = []
         for k in divisors:
             ladder, values, truth = values_on(graph, "triangle", _ladder(max(1.0, top / 2**k), float(top)))
-            cells.append(f"2^{k}: {scan_ratio(ladder, values, truth, 1.0, 0.3, 3.0, 4):.2f}")
+            cells.append(f"2^{k}: {scan_ratio(ladder, values, truth, 1.0, *default_settings()):.2f}")
         print(f"  {name}: " + ", ".join(cells), flush=True)
 
 
 def main(argv=None) -> None:
-    import inspect
-
-    from opendp_graph.measurements.subgraph_counts import make_private_subgraph_count
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=None, help="the folder holding deezer/ and email-eu-core/ (the held-out rows)")
     parser.add_argument("--first-rung", action="store_true", help="only compare first rungs (triangles)")
@@ -184,8 +190,7 @@ def main(argv=None) -> None:
     if args.first_rung:
         first_rungs(args.data)
         return
-    defaults = inspect.signature(make_private_subgraph_count).parameters
-    current = tuple(defaults[k].default for k in ("selection_share", "threshold", "headroom"))
+    current = default_settings()
 
     curves = []
     for name, pattern, graph, bound in training_graphs():

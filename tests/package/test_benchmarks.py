@@ -353,6 +353,7 @@ def test_subgraph_benchmark_parts_on_a_small_graph():
 
     from benchmarks import _subgraph_baselines as B
     from benchmarks import subgraph_counts as S
+    from benchmarks import subgraph_scan_tuning as T
 
     dp.enable_features("contrib", "honest-but-curious")
     graph = dpg.Graph.from_networkx(nx.powerlaw_cluster_graph(400, 3, 0.5, seed=4))
@@ -360,10 +361,11 @@ def test_subgraph_benchmark_parts_on_a_small_graph():
     ours = S.run_ours(graph, "triangle", 1.0, 64, 3, truth)
     assert 0 <= ours["error"] and 0 <= ours["cover"] <= 1 and ours["ladder"][0] < ours["cap"]
     cache: dict = {}
-    error, cap, sampled = S.best_fixed(graph, "triangle", 1.0, ours["ladder"], 3, truth, cache)
+    curve = T.values_on(graph, "triangle", ours["ladder"])
+    error, cap, sampled = S.best_fixed(curve, 1.0, 3)
     assert error >= 0 and sampled >= 0 and cap in ours["ladder"]
-    assert error <= S.exact_error(graph, "triangle", 1.0, ours["ladder"]) / truth < 10  # no release beats the best rung
-    ideal = S.idealised(graph, "triangle", 1.0, ours["ladder"], cap, truth)
+    assert error <= S.exact_error(curve, 1.0) < 10  # no release beats the best rung
+    ideal = S.idealised(curve, 1.0, cap)
     assert ideal is None or (0 <= ideal[1] <= 0.5 and ideal[2] >= 1 / 0.98 - 1e-9)
     gs = B.public_bound("triangle", 64)
     for value in (B.r2t(graph, "triangle", 1.0, gs, cache=cache), B.lp_projection(graph, "triangle", 1.0, 8.0, cache=cache),
