@@ -11,8 +11,8 @@ relative error (and, for ours, how often its interval holds the truth):
 
 * **ours**: :func:`opendp_graph.make_private_subgraph_count` (a sparse-vector scan up a √2 ladder
   of caps, then the capped count with Laplace), under ``node_insertion_distance()`` (a person added
-  or removed: R2T's notion; rewiring costs the scan 1.7× its noise), the public degree bound
-  ``D = 1024`` of R2T's own Deezer runs (``D = n − 1 = 1004`` for email-Eu-core);
+  or removed: R2T's notion; rewiring costs the scan 1.2× its threshold noise and 2× its query
+  noise), the public degree bound ``D = 1024`` of R2T's own Deezer runs (``D = n − 1 = 1004`` for email-Eu-core);
 * **best fixed cap**: the capped count at each cap of the ladder with Laplace(τ/ε) at the whole ε,
   the best exact median in hindsight (not private: the yardstick);
 * **R2T**: its race over ``τ_j = 2^j`` up to ``D²`` (``benchmarks/_subgraph_baselines.py``, written

@@ -7,15 +7,18 @@ chosen by a **sparse-vector scan up a public ladder of caps**:
 
 1. The ladder ``τ_0 < τ_1 < … < τ_J`` is public (default: ``min_cap·√2^j`` up to a public bound
    ``M`` on what one node can hold, from the domain's degree bound or ``max_contribution``).
-2. ``E_j = (Q(τ_{j+1}) − Q(τ_j)) / τ_{j+1}`` measures, in node-equivalents, what raising the cap
-   from ``τ_j`` to ``τ_{j+1}`` keeps. It falls as the cap passes the busiest nodes (``Q`` is concave
-   in ``τ``). The scan stops at the first ``j`` with ``E_j + ν_j ≤ T + ρ`` (``T = threshold``,
-   ``ρ ~ Laplace(2Δ/ε₁)``, ``ν_j ~ Laplace(4Δ/ε₁)``, all drawn by OpenDP's ``make_laplace``): the
-   AboveThreshold algorithm of Dwork & Roth (*The Algorithmic Foundations of Differential
-   Privacy*, 2014, Algorithm 1 and Theorem 3.23; Lyu, Su & Li, VLDB 2017, Alg. 1), on the queries
-   ``−E_j`` against ``−T``.
-3. ``τ̂`` is ``headroom`` rungs above the stop (default 4: a factor 4) (``τ_J`` if none stops), and ``Q(G, τ̂) + Laplace``
-   is released with the rest of the budget, ``ε₂ = ε − ε₁``.
+2. ``E_j = (Q(τ_{j+k}) − Q(τ_j)) / τ_{j+k}`` (``k = span`` rungs, default 5: a factor 5.7) measures,
+   in node-equivalents, what raising the cap from ``τ_j`` to ``τ_{j+k}`` keeps: each node far above
+   both caps adds ``1 − τ_j/τ_{j+k}`` to it. It falls as the cap passes the busiest nodes (``Q`` is
+   concave in ``τ``). The scan stops at the first ``j`` with ``E_j + ν_j ≤ T + ρ`` (``T =
+   threshold``, ``ρ ~ Laplace(2u/ε₁)``, ``ν_j ~ Laplace(2m/ε₁)``, all drawn by OpenDP's
+   ``make_laplace``): the AboveThreshold algorithm of Dwork & Roth (*The Algorithmic Foundations of
+   Differential Privacy*, 2014, Algorithm 1 and Theorem 3.23; Lyu, Su & Li, VLDB 2017, Alg. 1), on
+   the queries ``−E_j`` against ``−T``, with noise fitted to how the queries move: adding a node
+   raises ``E_j`` by at most ``u = 1`` and lowers it by at most ``τ_j/τ_{j+k}``, so ``m = 1 +
+   τ_j/τ_{j+k}`` (proof in :func:`make_cap_scan`).
+3. ``τ̂`` is ``headroom`` rungs above the stop (default 5: a factor 5.7; ``τ_J`` if none stops),
+   and ``Q(G, τ̂) + Laplace`` is released with the rest of the budget, ``ε₂ = ε − ε₁``.
 
 Why a scan and not a score per cap. The best fixed cap balances the bias (what nodes above the cap
 hold) against the noise ``τ/ε``: it sits where about one node is above the cap, which is what
@@ -23,8 +26,10 @@ node-level DP hides. A score per cap whose sensitivity is ``τ`` (the generalize
 mechanism of :func:`~opendp_graph.polars.make_private_total_estimate`) gives every cap far above the
 busiest node the same score, about ``−1/ε₂``, so it cannot tell them from the best one: on Deezer
 HU it picked caps of ``2^14``–``2^18`` and erred by 21 % where the scan errs by 0.5 %. ``E_j``
-moves by at most about one per node at every rung, so the scan reads the ladder's shape at the cost
-of one ε₁ however long it is. Measured in ``benchmarks/subgraph_counts.py``.
+moves by at most one per node at every rung, so the scan reads the ladder's shape at the cost of
+one ε₁ however long it is; a query over several rungs reads it more clearly than one over a
+single √2 rung (a node above adds 0.82 node-equivalents over five rungs, 0.29 over one) for noise
+of about the same size. Measured in ``benchmarks/subgraph_counts.py``.
 """
 
 from __future__ import annotations
@@ -160,21 +165,40 @@ def _checked_caps(caps: Any) -> tuple[float, ...]:
     return values
 
 
-def _unit_sensitivity(input_metric: dp.Metric, ratio: float):
-    """``d_in ↦`` how far ``E_j`` can move (module docstring; proof in :func:`make_cap_scan`)."""
+def _scan_movement(input_metric: dp.Metric, alpha: float) -> tuple[float, float]:
+    """``(u, m)`` per unit of ``input_metric``: how far a scan query can rise from one side of a
+    neighbouring pair to the other (``u``, what the threshold's noise covers) and the width of the
+    range it moves in (``m``, what each query's noise covers); ``alpha`` is the largest ratio
+    ``τ_j/τ_{j+span}`` of the queries. Proof in :func:`make_cap_scan`."""
     metric = metric_descriptor(input_metric)
-    if isinstance(metric, NodeDistance):
-        return lambda d: integer_d_in(d) * (1.0 + 1.0 / ratio)
     if isinstance(metric, (NodeInsertionDistance, EdgeDistance)):
-        return lambda d: float(integer_d_in(d))
+        return 1.0, 1.0 + alpha
     if isinstance(metric, GroupDistance):
-        return lambda d: float(integer_d_in(d) * metric.k)
+        return float(metric.k), metric.k * (1.0 + alpha)
+    if isinstance(metric, NodeDistance):
+        return 1.0 + alpha, 2.0 * (1.0 + alpha)
     if isinstance(metric, EdgeLabelDistance):
-        return lambda d: 0.0 * integer_d_in(d)
+        return 0.0, 0.0
     raise ValueError(
         f"the cap scan has no proven sensitivity under {metric!r}: use node_distance(), node_insertion_distance(), "
         "edge_distance(), group_distance(k) or edge_label_distance()"
     )
+
+
+def scan_noise_scales(input_metric: dp.Metric, caps: Any, epsilon: float, span: int = 1) -> tuple[float, float]:
+    """``(b_T, b_Q)``: the Laplace scales :func:`make_cap_scan` puts on its threshold and on each
+    query at ``ε₁ = epsilon`` (half of ``ε₁`` each), ``(0, 0)`` where the queries cannot move."""
+    ladder = _checked_caps(caps)
+    span = _checked_span(span, ladder)
+    alpha = max(a / b for a, b in zip(ladder, ladder[span:]))
+    up, width = _scan_movement(input_metric, alpha)
+    slack = 1 + 1e-5  # the programs' certified slack, 2·LP_TOLERANCE per query, rounded up
+    return 2 * up * slack / epsilon, 2 * width * slack / epsilon
+
+
+def _checked_span(span: Any, ladder: tuple[float, ...]) -> int:
+    # a ladder shorter than the span: one query over all of it (the proof holds for any span)
+    return min(integer_at_least("span", span, 1), len(ladder) - 1)
 
 
 def _laplace_sampler(scale: float) -> dp.Measurement:
@@ -182,29 +206,48 @@ def _laplace_sampler(scale: float) -> dp.Measurement:
 
 
 def make_cap_scan(
-    input_domain: dp.Domain, input_metric: dp.Metric, privacy_loss: tuple[Any, Any], pattern: str, caps: Any, threshold: float = 3.0
+    input_domain: dp.Domain,
+    input_metric: dp.Metric,
+    privacy_loss: tuple[Any, Any],
+    pattern: str,
+    caps: Any,
+    threshold: float = 10.0,
+    span: int = 5,
 ) -> dp.Measurement:
     """The index of the rung where the sparse-vector scan up ``caps`` stops (module docstring,
     step 2), ``len(caps) − 1`` if it never does; ``ε₁``-DP at one unit of ``input_metric``.
 
     :param privacy_loss: ``dp.loss_of(epsilon=ε₁)``.
     :param pattern: as :func:`~opendp_graph.make_capped_subgraph_count`.
-    :param caps: the public ladder (increasing; its least ratio ``r`` sets the rewiring sensitivity).
-    :param threshold: ``T``, in node-equivalents kept by the next rung.
+    :param caps: the public ladder (increasing).
+    :param threshold: ``T``, in node-equivalents: the scan stops at the first ``j`` where
+        ``E_j = (Q(τ_{j+span}) − Q(τ_j)) / τ_{j+span}`` (noisy) is at most ``T`` (noisy).
+    :param span: how many rungs each query spans. A node far above the caps adds ``1 − α`` to
+        ``E_j`` (``α = τ_j/τ_{j+span}``) and, under node insertion, the noise is ``Laplace(2(1 + α)/ε₁)``,
+        so wider spans read the nodes above a cap more clearly (``1 − α`` is 0.29 for one √2 rung,
+        0.82 for five), at the price of resolution; the queries run for ``j ≤ len(caps) − 1 − span`` (a span of at least
+        ``len(caps) − 1`` is one query over the whole ladder).
 
-    **Privacy guarantee**: ``ε₁·s(d_in)/s(1)``, ``s`` the sensitivity of every ``E_j``: ``d_in``
-    under node insertion and edge distance, ``d_in·(1 + 1/r)`` under node distance (rewiring),
-    ``k·d_in`` under group distance, 0 under edge-label distance. *Sensitivity*: let ``G₀`` remove
-    every edge at the nodes ``S`` that differ (:func:`~opendp_graph.make_capped_subgraph_count`'s
-    proof); from ``G₀`` to ``G`` each ``Q(τ)`` rises by ``a(τ) ∈ [0, |S₁|·τ]``, ``S₁`` the nodes of
-    ``S`` that own the new copies, so ``E_j`` moves by ``(a(τ_{j+1}) − a(τ_j))/τ_{j+1} ∈ [−|S₁|/r,
-    |S₁|]``. Adding or removing nodes or edges: one side is ``G₀``, ``|E − E₀| ≤ d``. Rewiring
-    ``d`` nodes: both sides move from ``G₀``, ``d + d/r``. Group distance: ``k·d`` edges. Plus
-    ``2·LP_TOLERANCE`` for the certified programs, absorbed by calibrating to ``s(1)·(1 + 1e-5)``.
-    *AboveThreshold*: with noise ``Laplace(2s/ε₁)`` on the threshold and ``Laplace(4s/ε₁)`` on each
-    query, reporting the first query above it is ``ε₁``-DP however many are below (Dwork & Roth,
-    Theorem 3.23); here the queries are ``−E_j`` against ``−T``. Noise scales with ``s``, so
-    ``d_in`` units cost ``ε₁·s(d_in)/s(1)``. Every draw is OpenDP's ``make_laplace``.
+    **Privacy guarantee**: ``ε₁·d_in`` (0 under edge-label distance, which no query reads).
+    *How far a query moves.* ``Q(τ)`` is the linear program's value
+    (:func:`~opendp_graph.make_capped_subgraph_count`). Adding one node (or one edge, whose new
+    copies all hold its endpoints) keeps every old solution feasible and adds copies that all hold
+    that node, of weight at most ``τ`` in all: ``Q(τ)`` rises by ``a(τ) ∈ [0, τ]``. So ``E_j`` moves
+    by ``(a(τ_{j+span}) − a(τ_j))/τ_{j+span} ∈ [−α, 1]``, ``α = max_j τ_j/τ_{j+span}``. Two graphs at
+    ``d`` units are both reached from a common ``G₀`` by ``a + b ≤ d`` such steps (node insertion,
+    edge distance: ``G₀`` their intersection; group distance: ``k`` edges a unit; rewiring ``d``
+    nodes: ``G₀`` removes their edges, ``a = b = d``). From ``G`` to ``G'`` every query then rises by
+    at most ``u = b + αa`` and moves in a range of width at most ``m = (1 + α)(a + b)``: per unit,
+    ``(u, m) = (1, 1 + α)`` under insertion and edge distance, ``(k, k(1 + α))`` under group
+    distance, ``(1 + α, 2(1 + α))`` under rewiring.
+    *AboveThreshold with a one-sided shift*: the threshold carries ``Laplace(2u/ε₁)`` and each query
+    ``Laplace(2m/ε₁)``. Couple the runs on ``G`` and ``G'``: shift the threshold's noise by ``u``
+    (every query below on ``G`` stays below on ``G'``) and the stopping query's noise by at most
+    ``m`` (it stays above): the densities differ by ``e^{ε₁/2}`` each, so the scan is ``ε₁``-DP
+    however many queries are below (Dwork & Roth, *The Algorithmic Foundations of Differential
+    Privacy*, 2014, Theorem 3.23, whose symmetric case is ``u = Δ``, ``m = 2Δ``; Lyu, Su & Li, VLDB
+    2017, Theorem 2). The programs are certified to ``LP_TOLERANCE``; the noise is calibrated to
+    ``(1 + 1e-5)`` times ``u`` and ``m``, which covers it. Every draw is OpenDP's ``make_laplace``.
     """
     dp.assert_features("contrib", "honest-but-curious")
     domain = graph_domain_descriptor(input_domain)
@@ -212,29 +255,26 @@ def make_cap_scan(
     pattern = pattern_name(pattern)
     ladder = _checked_caps(caps)
     level = _number("threshold", threshold)
-    ratio = min(b / a for a, b in zip(ladder, ladder[1:]))
-    sensitivity = _unit_sensitivity(input_metric, ratio)
-    unit = sensitivity(1) * (1 + 1e-5)  # the programs' certified slack, 2·LP_TOLERANCE, rounded up
-    on_threshold = _laplace_sampler(2 * unit / epsilon) if unit > 0 else None
-    on_query = _laplace_sampler(4 * unit / epsilon) if unit > 0 else None
+    span = _checked_span(span, ladder)
+    b_threshold, b_query = scan_noise_scales(input_metric, ladder, epsilon, span)
+    on_threshold = _laplace_sampler(b_threshold) if b_threshold > 0 else None
+    on_query = _laplace_sampler(b_query) if b_query > 0 else None
 
     def scan(graph) -> int:
         domain.check_member(graph)
         noisy_level = on_threshold(level) if on_threshold is not None else level
-        below = capped_subgraph_count(graph, pattern, ladder[0])
-        for j in range(len(ladder) - 1):
-            above = capped_subgraph_count(graph, pattern, ladder[j + 1])
-            gain = (above - below) / ladder[j + 1]
+        for j in range(len(ladder) - span):
+            high = ladder[j + span]
+            gain = (capped_subgraph_count(graph, pattern, high) - capped_subgraph_count(graph, pattern, ladder[j])) / high
             if (on_query(gain) if on_query is not None else gain) <= noisy_level:
                 return j
-            below = above
         return len(ladder) - 1
 
     def privacy_map(d_in: Any) -> float:
-        # ε₁ at one unit exactly (a compositor holding ε₁ admits it): the noise is calibrated to
-        # s(1)·(1 + 1e-5), so the true loss is below this by far more than any rounding here
-        moved = sensitivity(d_in)
-        return 0.0 if moved == 0 else epsilon * moved / sensitivity(1)
+        # ε₁ per unit exactly (a compositor holding ε₁ admits it): the noise is calibrated to
+        # (1 + 1e-5)·(u, m), so the true loss is below this by far more than any rounding here
+        units = integer_d_in(d_in)
+        return 0.0 if b_threshold == 0 or units == 0 else epsilon * units
 
     return dp.m.make_user_measurement(input_domain, input_metric, dp.max_divergence(), scan, privacy_map, TO="ExtrinsicObject")
 
@@ -253,8 +293,9 @@ def make_private_subgraph_count(
     caps: Any = None,
     min_cap: float | None = None,
     selection_share: float = 0.3,
-    threshold: float = 3.0,
-    headroom: int = 4,
+    threshold: float = 10.0,
+    headroom: int = 5,
+    span: int = 5,
     beta: float = 0.1,
 ) -> dp.Measurement:
     """A node-level count of ``pattern`` (triangles, ``k``-stars, 4-cycles) under ``ε``-DP, the
@@ -276,20 +317,22 @@ def make_private_subgraph_count(
         copies, minutes each for millions of stars or for the triangles of 10 M edges (511 s at a
         cap of 8, 4 s at 64), and a scan that stops at once releases
         ``headroom`` rungs above the first). It is a prior on where the best cap can be: with
-        triangles at ``ε = 1``, ``M/2^12`` errs 2.5× the best fixed cap on a 2,000-node clustered
-        graph with hubs (``D = 400``) where the default errs 5.3×, but 3.3–6.1× on the Deezer
-        graphs (``D = 1024``) where the default errs 2.3× (``benchmarks/SUBGRAPH_SCAN_TUNING.txt``).
+        triangles at ``ε = 1``, ``M/2^12`` errs 1.6× the best fixed cap on a 2,000-node clustered
+        graph with hubs (``D = 400``) where the default errs 3.4×, but 3.8–7.4× on the Deezer
+        graphs (``D = 1024``) where the default errs 2.2× (``benchmarks/SUBGRAPH_SCAN_TUNING.txt``).
         Give it when the public bound is far above what nodes hold, when hubs are expected, or
         higher to save time.
     :param selection_share: the share ``ε₁/ε`` the scan spends.
-    :param threshold: ``T``: the scan stops where the next rung keeps at most about ``T``
-        node-equivalents.
-    :param headroom: how many rungs above the stop ``τ̂`` is (4: a factor 4 on a √2 ladder).
-        The defaults (0.3, 3, 4) have the least geometric mean of the error's ratio to the best
+    :param threshold: ``T``: the scan stops where raising the cap by ``span`` rungs keeps at most
+        about ``T`` node-equivalents.
+    :param headroom: how many rungs above the stop ``τ̂`` is (5: a factor 5.7 on a √2 ladder).
+    :param span: how many rungs each of the scan's queries spans (:func:`make_cap_scan`).
+        The defaults (0.3, 10, 5, 5) have the least geometric mean of the error's ratio to the best
         fixed cap over nine synthetic graphs at ε = 0.8 and 1 (``benchmarks/subgraph_scan_tuning.py``,
-        computed exactly, not sampled; the next four settings are within 1 % of it). On the real
-        graphs, which did not choose them, against the earlier (0.15, 1, 3): Deezer's triangles and
-        HU's 2-stars err 15–30 % more, RO's 2-stars 25 % less, email-Eu-core's triangles 3× less.
+        computed exactly, not sampled; spans of 4 and 6 are within 1 % of it). On the real graphs,
+        which did not choose them, against the scan before spans (one-rung queries, symmetric noise,
+        (0.3, 3, 4)): Deezer's triangles and 2-stars err 6–11 % less, email-Eu-core's triangles
+        54 % less.
     :param beta: the intervals' failure probability.
     :return: a measurement (``max_divergence``) whose output is a :class:`SubgraphCountRelease`.
 
@@ -301,9 +344,9 @@ def make_private_subgraph_count(
 
     **Error.** The estimate's noise is ``Laplace(τ̂·b)``; its bias, what nodes above ``τ̂`` hold,
     is not in ``noise_interval`` and is bounded by ``upper`` only through the public ``M``. On the
-    Deezer graphs at ``ε = 1`` the median error is 0.5–0.8 % for triangles and 2-stars, 2 % for
-    4-cycles (a person added or removed; 1.5–3× the best fixed cap in hindsight, a twentieth of
-    R2T's race); on email-Eu-core (1,005 people, one node in 5 % of the triangles) 17 %
+    Deezer graphs at ``ε = 1`` the median error is 0.4–0.8 % for triangles and 2-stars, 1.5–2.4 %
+    for 4-cycles (a person added or removed; 1.6–2.7× the best fixed cap in hindsight, a twentieth
+    of R2T's race); on email-Eu-core (1,005 people, one node in 5 % of the triangles) 8 %
     (``benchmarks/SUBGRAPH_COUNTS.txt``, ``docs/subgraph_counts.md``).
 
     >>> import opendp.prelude as dp, opendp_graph as dpg
@@ -359,7 +402,7 @@ def make_private_subgraph_count(
     eps_scan = epsilon * share
     releases = laplace_at_each_cap(ladder, lambda tau: make_capped_subgraph_count(input_domain, input_metric, pattern, tau), 1, epsilon - eps_scan)
     eps_scan = selection_budget(epsilon, releases, 1)
-    scan = make_cap_scan(input_domain, input_metric, dp.loss_of(epsilon=eps_scan), pattern, ladder, threshold)
+    scan = make_cap_scan(input_domain, input_metric, dp.loss_of(epsilon=eps_scan), pattern, ladder, threshold, span)
     meta = dict(caps=ladder, top=float(top), beta=float(beta), pattern=pattern, epsilon=(scan.map(1), releases[0][0].map(1)))
 
     def run(queryable) -> SubgraphCountRelease:

@@ -391,12 +391,13 @@ def test_selection_yardsticks_are_exact():
 
 
 def test_the_tuning_model_is_the_package_scan():
-    """``benchmarks.subgraph_scan_tuning.stop_law`` (the exact law of where the scan stops, which
+    """``benchmarks.subgraph_scan_tuning.scan_law`` (the exact law of where the scan stops, which
     chose the defaults) against 3,000 runs of the package's own :func:`make_cap_scan` (OpenDP's
-    noise) on a clustered graph: every rung's frequency within 4 standard errors, and the law sums to 1."""
+    noise) on a clustered graph, with one-rung and three-rung queries: every rung's frequency within
+    4 standard errors, and the law sums to 1."""
     import opendp.prelude as dp
 
-    from benchmarks.subgraph_scan_tuning import stop_law
+    from benchmarks.subgraph_scan_tuning import scan_law
     from opendp_graph.measurements.subgraph_counts import make_cap_scan
     from opendp_graph.transformations.subgraphs import capped_subgraph_count
 
@@ -404,11 +405,12 @@ def test_the_tuning_model_is_the_package_scan():
     graph = dpg.Graph.from_networkx(nx.powerlaw_cluster_graph(300, 3, 0.5, seed=8))
     caps = [2 ** (j / 2) for j in range(12)]
     values = np.array([capped_subgraph_count(graph, "triangle", c) for c in caps])
-    gains = (values[1:] - values[:-1]) / np.array(caps[1:])
-    law = stop_law(gains, 3.0, 1.0)
-    assert law.sum() == pytest.approx(1.0, abs=1e-6) and law.size == len(caps)
-    scan = make_cap_scan(dpg.graph_domain(), dpg.node_insertion_distance(), dp.loss_of(epsilon=1.0), "triangle", caps, threshold=3.0)
     runs = 3000
-    seen = np.bincount([scan(graph) for _ in range(runs)], minlength=len(caps)) / runs
-    # the package calibrates to s(1)·(1 + 1e-5): a relative 1e-5 wider noise than the model, far below these errors
-    assert np.all(np.abs(seen - law) <= 4 * np.sqrt(law * (1 - law) / runs) + 2e-3), (seen, law)
+    for span in (1, 3):
+        law = scan_law(np.array(caps), values, 1.0, 3.0, span)
+        # the law's last entry (it never stops) is the package's top rung
+        law = np.concatenate([law[:-1], np.zeros(span - 1), law[-1:]])
+        assert law.sum() == pytest.approx(1.0, abs=1e-6) and law.size == len(caps)
+        scan = make_cap_scan(dpg.graph_domain(), dpg.node_insertion_distance(), dp.loss_of(epsilon=1.0), "triangle", caps, threshold=3.0, span=span)
+        seen = np.bincount([scan(graph) for _ in range(runs)], minlength=len(caps)) / runs
+        assert np.all(np.abs(seen - law) <= 4 * np.sqrt(law * (1 - law) / runs) + 2e-3), (span, seen, law)
