@@ -63,7 +63,9 @@ def _check_scan_sensitivity(n: int, pattern: str, span: int) -> None:
     assert rewiring <= 1 + alpha + slack, (pattern, span, rewiring)
     # the queries do move (a check that cannot fail would not): on five nodes a rise of 0.5 (span 1) to
     # 0.92 (span 4); 1 needs a node whose copies' other owners sit exactly at the lower cap, more nodes
-    assert rise >= 0.4 and fall > 0
+    assert rise >= 0.4
+    if pattern in ("triangle", "2-star"):  # on six nodes no 4-cycle query over three rungs falls
+        assert fall > 0
 
 
 @pytest.mark.parametrize("pattern", ["triangle", "2-star"])
