@@ -53,7 +53,7 @@ from ..core.metrics import (
     metric_descriptor,
 )
 from ..transformations import then
-from ..transformations._multi_owner import LP_TOLERANCE
+from ..transformations._multi_owner import LP_TOLERANCE, SMALLEST_CAP
 from ..transformations.subgraphs import _pattern_size, capped_subgraph_count, make_capped_subgraph_count, pattern_name
 from ._context import privacy_budget
 from ._truncation import laplace_at_each_cap, release_at_chosen_cap, selection_budget
@@ -162,6 +162,8 @@ def _checked_caps(caps: Any) -> tuple[float, ...]:
     values = tuple(_number("each cap", c) for c in caps)
     if len(values) < 2 or any(c <= 0 for c in values) or list(values) != sorted(set(values)):
         raise ValueError("caps must hold at least two increasing, distinct, positive finite numbers")
+    if values[0] < SMALLEST_CAP:
+        raise ValueError(f"caps must be at least {SMALLEST_CAP:g}: below it the capped counts lose the precision the scan's proof assumes")
     return values
 
 
@@ -185,7 +187,7 @@ def _scan_movement(input_metric: dp.Metric, alpha: float) -> tuple[float, float]
     )
 
 
-def scan_noise_scales(input_metric: dp.Metric, caps: Any, epsilon: float, span: int = 1) -> tuple[float, float]:
+def scan_noise_scales(input_metric: dp.Metric, caps: Any, epsilon: float, span: int = 5) -> tuple[float, float]:
     """``(b_T, b_Q)``: the Laplace scales :func:`make_cap_scan` puts on its threshold and on each
     query at ``ε₁ = epsilon`` (half of ``ε₁`` each), ``(0, 0)`` where the queries cannot move."""
     ladder = _checked_caps(caps)
@@ -228,7 +230,7 @@ def make_cap_scan(
         0.82 for five), at the price of resolution; the queries run for ``j ≤ len(caps) − 1 − span`` (a span of at least
         ``len(caps) − 1`` is one query over the whole ladder).
 
-    **Privacy guarantee**: ``ε₁·d_in`` (0 under edge-label distance, which no query reads).
+    **Privacy guarantee**: ``ε₁·d_in`` (edge-label distance is refused: no query reads a label).
     *How far a query moves.* ``Q(τ)`` is the linear program's value
     (:func:`~opendp_graph.make_capped_subgraph_count`). Adding one node (or one edge, whose new
     copies all hold its endpoints) keeps every old solution feasible and adds copies that all hold
@@ -256,25 +258,31 @@ def make_cap_scan(
     ladder = _checked_caps(caps)
     level = _number("threshold", threshold)
     span = _checked_span(span, ladder)
+    metric = metric_descriptor(input_metric)
+    if isinstance(metric, EdgeLabelDistance):
+        raise ValueError(
+            "the cap scan reads no label: under edge_label_distance() it is public (sensitivity 0), so there is nothing to "
+            "protect; protect the structure with node_distance(), node_insertion_distance() or edge_distance()"
+        )
+    # the metric's own refusal at one unit (node insertion on a domain of num_nodes: no two graphs are neighbours)
+    metric.stability_on(domain, lambda d: d)(1)
     b_threshold, b_query = scan_noise_scales(input_metric, ladder, epsilon, span)
-    on_threshold = _laplace_sampler(b_threshold) if b_threshold > 0 else None
-    on_query = _laplace_sampler(b_query) if b_query > 0 else None
+    on_threshold, on_query = _laplace_sampler(b_threshold), _laplace_sampler(b_query)
 
     def scan(graph) -> int:
         domain.check_member(graph)
-        noisy_level = on_threshold(level) if on_threshold is not None else level
+        noisy_level = on_threshold(level)
         for j in range(len(ladder) - span):
             high = ladder[j + span]
             gain = (capped_subgraph_count(graph, pattern, high) - capped_subgraph_count(graph, pattern, ladder[j])) / high
-            if (on_query(gain) if on_query is not None else gain) <= noisy_level:
+            if on_query(gain) <= noisy_level:
                 return j
         return len(ladder) - 1
 
     def privacy_map(d_in: Any) -> float:
         # ε₁ per unit exactly (a compositor holding ε₁ admits it): the noise is calibrated to
         # (1 + 1e-5)·(u, m), so the true loss is below this by far more than any rounding here
-        units = integer_d_in(d_in)
-        return 0.0 if b_threshold == 0 or units == 0 else epsilon * units
+        return epsilon * integer_d_in(d_in)
 
     return dp.m.make_user_measurement(input_domain, input_metric, dp.max_divergence(), scan, privacy_map, TO="ExtrinsicObject")
 

@@ -22,6 +22,7 @@ R2T's release over caps is :mod:`opendp_graph.measurements._truncation`.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -39,6 +40,33 @@ __all__ = [
 
 #: The certified gap between the computed truncated total and the optimum, in units of ``τ``.
 LP_TOLERANCE = 1e-6
+
+#: The least cap the programs accept: their value is ``τ`` times a solution in units of ``τ``, and
+#: below normal floats that product loses the precision the proofs' slack assumes (red team: a cap
+#: of ``5e-324`` moved a scan query by 1.33 where the proof allows 1).
+SMALLEST_CAP = 1e-6
+
+
+def refusing_out_of_memory(what: str):
+    """Re-raise a ``MemoryError`` from ``function`` as one that names ``what`` only: numpy's own
+    message names the array's shape, a count of private records (red team). The refusal is raised
+    outside the handler, so no chained error carries numpy's either."""
+
+    def decorate(function):
+        @functools.wraps(function)
+        def guarded(*args, **kwargs):
+            failed = False
+            try:
+                return function(*args, **kwargs)
+            except MemoryError:
+                failed = True
+            if failed:
+                raise MemoryError(f"{what} do not fit in memory: nothing is released")
+            raise AssertionError("unreachable")
+
+        return guarded
+
+    return decorate
 
 
 def gather(indptr: np.ndarray, values: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -92,6 +120,8 @@ def _check_records(indptr: np.ndarray, owners: np.ndarray, num_people: int, psi:
     promise only, never a value of the records."""
     if isinstance(tau, bool) or not isinstance(tau, (int, float, np.floating, np.integer)) or not math.isfinite(tau) or tau <= 0:
         raise ValueError("tau must be a positive finite number")
+    if tau < SMALLEST_CAP:
+        raise ValueError(f"tau must be at least {SMALLEST_CAP:g}: below it the program's value loses the precision its proof assumes")
     lengths = np.diff(indptr)
     if psi.shape != (lengths.shape[0],) or not np.all(np.isfinite(psi)) or np.any(psi < 0):
         raise ValueError("psi must hold one finite, non-negative weight per record")
@@ -105,6 +135,7 @@ def _check_records(indptr: np.ndarray, owners: np.ndarray, num_people: int, psi:
         raise ValueError("a record lists an owner twice: owners must be distinct within a record")
 
 
+@refusing_out_of_memory("the capped total's records")
 def truncated_total(indptr: np.ndarray, owners: np.ndarray, num_people: int, psi: np.ndarray, tau: float) -> float:
     """``Q(τ) = max Σ u, 0 ≤ u ≤ ψ, A u ≤ τ`` (``A`` the person × record incidence; module
     docstring), certified to within ``LP_TOLERANCE·τ`` below the optimum (else a ``RuntimeError``).
@@ -173,6 +204,7 @@ def truncated_total(indptr: np.ndarray, owners: np.ndarray, num_people: int, psi
     raise uncertified()
 
 
+@refusing_out_of_memory("the capped coverage's records")
 def truncated_coverage(
     indptr: np.ndarray,
     owners: np.ndarray,

@@ -38,7 +38,7 @@ from ..core._checks import positive_finite
 from ..core.graph import Graph
 from ..core.metrics import EdgeDistance, EdgeLabelDistance, GroupDistance, NodeDistance, NodeInsertionDistance, integer_d_in
 from ._core import make_graph_transformation, then
-from ._multi_owner import LP_TOLERANCE, truncated_total
+from ._multi_owner import LP_TOLERANCE, SMALLEST_CAP, truncated_total
 from .rules import stability_rule
 from .triangles import degree_oriented_edges, triangle_count
 
@@ -239,7 +239,16 @@ def capped_subgraph_count(graph: Graph, pattern: str, cap: float) -> float:
     """
     if not isinstance(graph, Graph):
         raise TypeError(f"graph must be an opendp_graph.Graph, got {type(graph).__name__}")
-    return _capped(graph, pattern_name(pattern), _cap(cap))
+    pattern, tau = pattern_name(pattern), _cap(cap)
+    failed = False
+    try:
+        return _capped(graph, pattern, tau)
+    except MemoryError:
+        # numpy's message (the owners' arrays, the program) names the number of copies (red team)
+        failed = True
+    if failed:
+        raise MemoryError(f"the copies of {pattern!r} in this graph do not fit in memory: nothing is listed or released")
+    raise AssertionError("unreachable")
 
 
 @functools.lru_cache(maxsize=4)
@@ -259,7 +268,10 @@ def _capped(graph: Graph, pattern: str, tau: float) -> float:
 
 
 def _cap(cap: Any) -> float:
-    return positive_finite("cap", cap)  # the most copies one node may hold
+    tau = positive_finite("cap", cap)  # the most copies one node may hold
+    if tau < SMALLEST_CAP:
+        raise ValueError(f"cap must be at least {SMALLEST_CAP:g}: below it the capped count loses the precision its proof assumes, got {cap!r}")
+    return tau
 
 
 # ---------------------------------------------------------------------------------------------

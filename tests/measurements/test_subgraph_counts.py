@@ -88,9 +88,45 @@ def test_scan_map_scales_with_the_unit_and_the_metric():
     assert insertion.map(1) == pytest.approx(0.2) and insertion.map(3) == pytest.approx(0.6)
     rewiring = make_cap_scan(domain, dpg.node_distance(), dp.loss_of(epsilon=0.2), "triangle", caps)
     assert rewiring.map(2) == pytest.approx(0.4)
-    labels = make_cap_scan(dpg.graph_domain(labeled=True), dpg.edge_label_distance(), dp.loss_of(epsilon=0.2), "triangle", caps)
-    assert labels.map(4) == 0
     assert not insertion.check(1, 0.2 * (1 - 1e-9)) and not rewiring.check(2, 0.4 * (1 - 1e-9))
+
+
+def test_second_red_team_findings_stay_fixed(monkeypatch):
+    """The red team of the spans (2026-11-29): numpy's out-of-memory message inside the program
+    named the number of copies through the scan; a subnormal cap moved a query by 1.33 where the
+    proof allows 1; the scan took edge-label distance (a noise-free stop) and node insertion on a
+    domain of fixed size (a vacuous guarantee) without a word."""
+    from opendp_graph.transformations import _multi_owner, subgraphs
+
+    domain = dpg.graph_domain()
+    graph = dpg.Graph.from_networkx(nx.complete_graph(6))
+    subgraphs._capped.cache_clear()
+
+    def too_big(*args, **kwargs):
+        raise MemoryError("Unable to allocate 206. MiB for an array with shape (26982000,) and data type int64")
+
+    monkeypatch.setattr(_multi_owner, "owner_load", too_big)
+    scan = make_cap_scan(domain, dpg.node_insertion_distance(), dp.loss_of(epsilon=0.5), "2-star", (1.0, 2.0, 4.0))
+    with pytest.raises(Exception) as through_opendp:  # OpenDP carries the callback's error and its traceback
+        scan(graph)
+    with pytest.raises(MemoryError) as direct:
+        subgraphs.capped_subgraph_count(graph, "triangle", 1.0)
+    assert direct.value.__context__ is None and direct.value.__cause__ is None
+    for refused in (through_opendp, direct):
+        assert "26982000" not in str(refused.value) and "shape" not in str(refused.value)
+        assert "do not fit in memory" in str(refused.value)
+    monkeypatch.undo()
+    subgraphs._capped.cache_clear()
+
+    for tiny in ((5e-324, 1.5e-323), (1e-7, 1.0)):
+        with pytest.raises(ValueError, match="at least 1e-06"):
+            make_cap_scan(domain, dpg.node_insertion_distance(), dp.loss_of(epsilon=0.5), "triangle", tiny)
+    with pytest.raises(ValueError, match="at least 1e-06"):
+        dpg.make_capped_subgraph_count(domain, dpg.node_distance(), "triangle", cap=1e-9)
+    with pytest.raises(ValueError, match="reads no label"):
+        make_cap_scan(domain, dpg.edge_label_distance(), dp.loss_of(epsilon=0.5), "triangle", (1.0, 2.0))
+    with pytest.raises(ValueError, match="no two graphs of this domain are one insertion apart"):
+        make_cap_scan(dpg.graph_domain(num_nodes=10), dpg.node_insertion_distance(), dp.loss_of(epsilon=0.5), "triangle", (1.0, 2.0))
 
 
 def test_scan_noise_is_the_proofs():
@@ -111,7 +147,9 @@ def test_scan_noise_is_the_proofs():
         assert scan_noise_scales(metric, caps, 0.5, span=2) == pytest.approx((4 * u * slack, 4 * m * slack), rel=1e-12), metric
     assert scan_noise_scales(dpg.node_insertion_distance(), caps, 1.0, span=1) == pytest.approx((2 * slack, 2 * (1 + 2 / 3) * slack))
     assert scan_noise_scales(dpg.node_insertion_distance(), caps, 1.0, span=9) == pytest.approx((2 * slack, 2 * (1 + 1 / 8) * slack))
-    assert scan_noise_scales(dpg.edge_label_distance(), caps, 1.0) == (0.0, 0.0)
+    assert scan_noise_scales(dpg.edge_label_distance(), caps, 1.0, span=2) == (0.0, 0.0)
+    # the default span is the scan's (5; clamped to 3 on this ladder)
+    assert scan_noise_scales(dpg.node_insertion_distance(), caps, 1.0) == scan_noise_scales(dpg.node_insertion_distance(), caps, 1.0, span=3)
     with pytest.raises(ValueError, match="span must be at least 1"):
         scan_noise_scales(dpg.node_distance(), caps, 1.0, span=0)
 
