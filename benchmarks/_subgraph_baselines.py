@@ -112,6 +112,8 @@ __all__ = [
 ]
 
 PATTERNS = ("triangle", "2-star")
+#: R2T's race and the LP projection need only a monotone capped count and a public bound: 4-cycles too
+RACE_PATTERNS = PATTERNS + ("4-cycle",)
 
 
 # ----------------------------------------------------------------------------- data and noise
@@ -141,9 +143,9 @@ def _as_graph(g) -> Graph:
     raise TypeError("pass a Graph or a tuple (src, dst[, num_nodes]) of edge arrays")
 
 
-def _check_pattern(pattern: str) -> None:
-    if pattern not in PATTERNS:
-        raise ValueError(f"pattern must be one of {PATTERNS}, got {pattern!r}")
+def _check_pattern(pattern: str, allowed: tuple[str, ...] = PATTERNS) -> None:
+    if pattern not in allowed:
+        raise ValueError(f"pattern must be one of {allowed}, got {pattern!r}")
 
 
 def _laplace(value: float, scale: float) -> float:
@@ -197,9 +199,11 @@ def pattern_count(graph, pattern: str) -> int:
 
 def public_bound(pattern: str, max_degree: int) -> float:
     """R2T's ``GS_Q`` for a public degree bound ``D``: ``D²`` for triangles and 2-stars (their
-    ``max_degree ** q_pow``, ``q_pow = 2``; Deezer: ``D = 1024``)."""
-    _check_pattern(pattern)
-    return float(max_degree) ** 2
+    ``max_degree ** q_pow``, ``q_pow = 2``; Deezer: ``D = 1024``); ``D³`` for 4-cycles, the same
+    form one node further (a node is in at most ``C(D, 2)·(D − 1) ≤ D³`` of them; R2T's published
+    4-cycle runs are not in its public scripts, so this is our choice)."""
+    _check_pattern(pattern, RACE_PATTERNS)
+    return float(max_degree) ** (3 if pattern == "4-cycle" else 2)
 
 
 def _truncated(graph, pattern: str, tau: float, cache: dict | None) -> float:
@@ -223,7 +227,7 @@ def r2t_caps(bound: float, base: float = 2.0) -> tuple[float, ...]:
 def r2t(graph, pattern: str, epsilon: float, bound: float, *, beta: float = 0.1, base: float = 2.0, cache: dict | None = None) -> float:
     """R2T's race (module docstring, 1): ``max(0, max_j Q(τ_j) + Lap(kτ_j/ε) − k ln(k/β) τ_j/ε)``.
     ``bound`` is the public ``GS_Q`` (:func:`public_bound`). ε-DP under node addition/removal."""
-    _check_pattern(pattern)
+    _check_pattern(pattern, RACE_PATTERNS)
     caps = r2t_caps(bound, base)
     k = len(caps)
     best = 0.0
@@ -248,7 +252,7 @@ def lp_caps(bound: float) -> tuple[float, ...]:
 
 def lp_projection(graph, pattern: str, epsilon: float, tau: float, *, cache: dict | None = None) -> float:
     """Kasiviswanathan et al.'s LP projection at the public cap ``tau``: ``Q(τ) + Lap(τ/ε)``."""
-    _check_pattern(pattern)
+    _check_pattern(pattern, RACE_PATTERNS)
     return _laplace(_truncated(graph, pattern, tau, cache), float(tau) / epsilon)
 
 

@@ -372,6 +372,15 @@ def test_subgraph_benchmark_parts_on_a_small_graph():
                   B.naive_truncation_smooth(graph, "triangle", 1.0, 16, cache=cache), B.ladder_triangles(graph, "triangle", 1.0, cache=cache),
                   B.smooth_sensitivity_triangles(graph, "triangle", 1.0, cache=cache)):
         assert np.isfinite(value)
+    # 4-cycles: R2T's race and the LP projection with GS = D³; at a large ε the race is near the truth
+    # (it releases a lower bound: the largest Q(τ_j) minus its margin), naive truncation refuses them
+    cycles = dpg.subgraph_count(graph, "4-cycle")
+    assert B.public_bound("4-cycle", 64) == 64.0**3
+    raced = [B.r2t(graph, "4-cycle", 1000.0, B.public_bound("4-cycle", 64), cache=cache) for _ in range(3)]
+    assert all(0.8 * cycles <= r <= 1.05 * cycles for r in raced), (raced, cycles)
+    assert np.isfinite(B.lp_projection(graph, "4-cycle", 1.0, 64.0, cache=cache))
+    with pytest.raises(ValueError, match="pattern must be one of"):
+        B.naive_truncation_smooth(graph, "4-cycle", 1.0, 16, cache=cache)
 
 
 def test_selection_yardsticks_are_exact():
