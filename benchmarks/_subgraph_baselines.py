@@ -7,7 +7,7 @@ Laplace (float and integer) and the Gumbel noisy max. Nothing here takes a seed.
 
 Inputs: a :class:`opendp_graph.Graph`, or a tuple ``(src, dst)`` / ``(src, dst, num_nodes)`` of
 undirected edge arrays. Patterns: ``"triangle"`` and ``"2-star"`` (a path ``a - c - b``, owned by
-its three nodes). The node-level programs are the package's
+its three nodes); R2T's race and the LP projection take ``"4-cycle"`` too. The node-level programs are the package's
 (:func:`~opendp_graph.transformations.subgraphs.capped_subgraph_count`: its copies listed with
 numpy, its values kept per graph). Every release function takes an optional ``cache`` dict (one per
 graph) that keeps what does not depend on the noise (``Q(τ)``, truncated counts, ladders), so

@@ -203,6 +203,19 @@ def _checked_span(span: Any, ladder: tuple[float, ...]) -> int:
     return min(integer_at_least("span", span, 1), len(ladder) - 1)
 
 
+def _check_structure_metric(domain, input_metric: dp.Metric) -> None:
+    """The refusals the scan and the release share: edge-label distance (no query reads a label)
+    and the metric's own refusal at one unit (node insertion on a domain of ``num_nodes``: no two
+    graphs are neighbours), before the search for the release's noise meets it."""
+    metric = metric_descriptor(input_metric)
+    if isinstance(metric, EdgeLabelDistance):
+        raise ValueError(
+            "subgraph counts read no label: under edge_label_distance() they are public (sensitivity 0), so there is "
+            "nothing to protect; protect the structure with node_distance(), node_insertion_distance() or edge_distance()"
+        )
+    metric.stability_on(domain, lambda d: d)(1)
+
+
 def _laplace_sampler(scale: float) -> dp.Measurement:
     return dp.m.make_laplace(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=scale)
 
@@ -258,14 +271,7 @@ def make_cap_scan(
     ladder = _checked_caps(caps)
     level = _number("threshold", threshold)
     span = _checked_span(span, ladder)
-    metric = metric_descriptor(input_metric)
-    if isinstance(metric, EdgeLabelDistance):
-        raise ValueError(
-            "the cap scan reads no label: under edge_label_distance() it is public (sensitivity 0), so there is nothing to "
-            "protect; protect the structure with node_distance(), node_insertion_distance() or edge_distance()"
-        )
-    # the metric's own refusal at one unit (node insertion on a domain of num_nodes: no two graphs are neighbours)
-    metric.stability_on(domain, lambda d: d)(1)
+    _check_structure_metric(domain, input_metric)
     b_threshold, b_query = scan_noise_scales(input_metric, ladder, epsilon, span)
     on_threshold, on_query = _laplace_sampler(b_threshold), _laplace_sampler(b_query)
 
@@ -371,12 +377,7 @@ def make_private_subgraph_count(
     share = budget_share("selection_share", selection_share)
     open_probability("beta", beta)
     lift = integer_at_least("headroom", headroom, 0)
-    metric = metric_descriptor(input_metric)
-    if isinstance(metric, EdgeLabelDistance):
-        raise ValueError(
-            "subgraph counts read no label: under edge_label_distance() they are public (sensitivity 0), so there is "
-            "nothing to protect; protect the structure with node_distance(), node_insertion_distance() or edge_distance()"
-        )
+    _check_structure_metric(domain, input_metric)
     explicit = None if caps is None else _checked_caps(caps)
     if explicit is not None and min_cap is not None:
         raise ValueError("give caps or min_cap, not both: min_cap is the first rung of the default ladder")
@@ -405,8 +406,6 @@ def make_private_subgraph_count(
             if first <= 0 or first >= top:
                 raise ValueError(f"min_cap must be a positive number below the bound on what one node holds ({top}), got {min_cap!r}")
     ladder = explicit if explicit is not None else _ladder(first, float(top))
-    # the metric's own refusal at one unit (node insertion on a domain of num_nodes), not the search's
-    metric.stability_on(domain, lambda d: d)(1)
     eps_scan = epsilon * share
     releases = laplace_at_each_cap(ladder, lambda tau: make_capped_subgraph_count(input_domain, input_metric, pattern, tau), 1, epsilon - eps_scan)
     eps_scan = selection_budget(epsilon, releases, 1)

@@ -47,10 +47,11 @@ LP_TOLERANCE = 1e-6
 SMALLEST_CAP = 1e-6
 
 
-def refusing_out_of_memory(what: str):
-    """Re-raise a ``MemoryError`` from ``function`` as one that names ``what`` only: numpy's own
-    message names the array's shape, a count of private records (red team). The refusal is raised
-    outside the handler, so no chained error carries numpy's either."""
+def refusing_out_of_memory(what, errors: tuple[type[BaseException], ...] = (MemoryError,)):
+    """Re-raise ``errors`` from the decorated function as a ``MemoryError`` that names ``what`` only
+    (a string, or a function of the call's arguments giving one): numpy's own message names the
+    array's shape, a count of private records (red team). The refusal is raised outside the
+    handler, so no chained error carries numpy's either."""
 
     def decorate(function):
         @functools.wraps(function)
@@ -58,10 +59,11 @@ def refusing_out_of_memory(what: str):
             failed = False
             try:
                 return function(*args, **kwargs)
-            except MemoryError:
+            except errors:
                 failed = True
             if failed:
-                raise MemoryError(f"{what} do not fit in memory: nothing is released")
+                subject = what(*args, **kwargs) if callable(what) else what
+                raise MemoryError(f"{subject} do not fit in memory: nothing is listed or released")
             raise AssertionError("unreachable")
 
         return guarded

@@ -38,7 +38,7 @@ from ..core._checks import positive_finite
 from ..core.graph import Graph
 from ..core.metrics import EdgeDistance, EdgeLabelDistance, GroupDistance, NodeDistance, NodeInsertionDistance, integer_d_in
 from ._core import make_graph_transformation, then
-from ._multi_owner import LP_TOLERANCE, SMALLEST_CAP, truncated_total
+from ._multi_owner import LP_TOLERANCE, SMALLEST_CAP, refusing_out_of_memory, truncated_total
 from .rules import stability_rule
 from .triangles import degree_oriented_edges, triangle_count
 
@@ -180,20 +180,22 @@ def subgraph_records(graph: Graph, pattern: str) -> np.ndarray:
     size = _pattern_size(pattern)
     if graph.num_edges == 0:
         return np.zeros((0, size), dtype=np.int64)
-    failed = False
-    try:
-        if pattern == "triangle":
-            return _triangles(graph)
-        if pattern == "4-cycle":
-            return _four_cycles(graph)
-        return _stars(graph, size - 1)
-    except (MemoryError, ValueError, OverflowError):
-        # numpy's message names the array's shape, that is the number of copies (red team): the
-        # refusal is raised outside the handler, so no chained error carries it either
-        failed = True
-    if failed:
-        raise MemoryError(f"the copies of {pattern!r} in this graph do not fit in memory: nothing is listed or released")
-    raise AssertionError("unreachable")
+    return _listed(graph, pattern, size)
+
+
+def _copies_of(graph: Graph, pattern: str, *rest: Any) -> str:
+    return f"the copies of {pattern!r} in this graph"
+
+
+# numpy's message names the array's shape, that is the number of copies (red team); listing them
+# fails with ValueError or OverflowError too when the size overflows
+@refusing_out_of_memory(_copies_of, errors=(MemoryError, ValueError, OverflowError))
+def _listed(graph: Graph, pattern: str, size: int) -> np.ndarray:
+    if pattern == "triangle":
+        return _triangles(graph)
+    if pattern == "4-cycle":
+        return _four_cycles(graph)
+    return _stars(graph, size - 1)
 
 
 def subgraph_count(graph: Graph, pattern: str) -> int:
@@ -239,19 +241,11 @@ def capped_subgraph_count(graph: Graph, pattern: str, cap: float) -> float:
     """
     if not isinstance(graph, Graph):
         raise TypeError(f"graph must be an opendp_graph.Graph, got {type(graph).__name__}")
-    pattern, tau = pattern_name(pattern), _cap(cap)
-    failed = False
-    try:
-        return _capped(graph, pattern, tau)
-    except MemoryError:
-        # numpy's message (the owners' arrays, the program) names the number of copies (red team)
-        failed = True
-    if failed:
-        raise MemoryError(f"the copies of {pattern!r} in this graph do not fit in memory: nothing is listed or released")
-    raise AssertionError("unreachable")
+    return _capped(graph, pattern_name(pattern), _cap(cap))
 
 
 @functools.lru_cache(maxsize=4)
+@refusing_out_of_memory(_copies_of)  # the owners' arrays are as long as the copies (red team)
 def _records(graph: Graph, pattern: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     records = subgraph_records(graph, pattern)
     indptr, owners = _owners_csr(records)
