@@ -35,7 +35,9 @@ def laplace_at_each_cap(caps: tuple[float, ...], chain_at, d_in: int, epsilon: f
         try:
             scale = dp.binary_search_param(noisy, d_in=d_in, d_out=epsilon, T=float)
         except Exception as error:  # OpenDP's search fails when no finite scale reaches so small a budget
-            raise ValueError(f"no noise scale reaches ε = {epsilon!r} for the cap {tau:g}: raise ε or lower the caps") from error
+            raise ValueError(
+                f"no noise scale reaches ε = {epsilon!r} at d_in = {d_in!r} for the cap {tau:g}: raise ε, or lower the caps or d_in"
+            ) from error
         releases.append((chain >> dp.m.then_laplace(scale=scale), float(scale)))
     return releases
 

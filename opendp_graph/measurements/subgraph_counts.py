@@ -203,17 +203,17 @@ def _checked_span(span: Any, ladder: tuple[float, ...]) -> int:
     return min(integer_at_least("span", span, 1), len(ladder) - 1)
 
 
-def _check_structure_metric(domain, input_metric: dp.Metric) -> None:
+def _check_structure_metric(domain, input_metric: dp.Metric, units: int = 1) -> None:
     """The refusals the scan and the release share: edge-label distance (no query reads a label)
-    and the metric's own refusal at one unit (node insertion on a domain of ``num_nodes``: no two
-    graphs are neighbours), before the search for the release's noise meets it."""
+    and the metric's own refusal at ``units`` (node insertion at one unit on a domain of
+    ``num_nodes``: no two graphs are neighbours), before the search for the release's noise meets it."""
     metric = metric_descriptor(input_metric)
     if isinstance(metric, EdgeLabelDistance):
         raise ValueError(
             "subgraph counts read no label: under edge_label_distance() they are public (sensitivity 0), so there is "
             "nothing to protect; protect the structure with node_distance(), node_insertion_distance() or edge_distance()"
         )
-    metric.stability_on(domain, lambda d: d)(1)
+    metric.stability_on(domain, lambda d: d)(units)
 
 
 def _laplace_sampler(scale: float) -> dp.Measurement:
@@ -228,11 +228,13 @@ def make_cap_scan(
     caps: Any,
     threshold: float = 10.0,
     span: int = 5,
+    d_in: int = 1,
 ) -> dp.Measurement:
     """The index of the rung where the sparse-vector scan up ``caps`` stops (module docstring,
-    step 2), ``len(caps) − 1`` if it never does; ``ε₁``-DP at one unit of ``input_metric``.
+    step 2), ``len(caps) − 1`` if it never does; ``ε₁``-DP at ``d_in`` units of ``input_metric``.
 
-    :param privacy_loss: ``dp.loss_of(epsilon=ε₁)``.
+    :param privacy_loss: ``dp.loss_of(epsilon=ε₁)``, the budget at ``d_in`` units (the noise is
+        calibrated to ``ε₁/d_in`` per unit).
     :param pattern: as :func:`~opendp_graph.make_capped_subgraph_count`.
     :param caps: the public ladder (increasing).
     :param threshold: ``T``, in node-equivalents: the scan stops at the first ``j`` where
@@ -242,8 +244,10 @@ def make_cap_scan(
         so wider spans read the nodes above a cap more clearly (``1 − α`` is 0.29 for one √2 rung,
         0.82 for five), at the price of resolution; the queries run for ``j ≤ len(caps) − 1 − span`` (a span of at least
         ``len(caps) − 1`` is one query over the whole ladder).
+    :param d_in: how many units are protected together (people, or edges).
 
-    **Privacy guarantee**: ``ε₁·d_in`` (edge-label distance is refused: no query reads a label).
+    **Privacy guarantee**: ``(ε₁/d_in)`` per unit, so ``ε₁`` at ``d_in`` (edge-label distance is
+    refused: no query reads a label).
     *How far a query moves.* ``Q(τ)`` is the linear program's value
     (:func:`~opendp_graph.make_capped_subgraph_count`). Adding one node (or one edge, whose new
     copies all hold its endpoints) keeps every old solution feasible and adds copies that all hold
@@ -271,8 +275,12 @@ def make_cap_scan(
     ladder = _checked_caps(caps)
     level = _number("threshold", threshold)
     span = _checked_span(span, ladder)
-    _check_structure_metric(domain, input_metric)
-    b_threshold, b_query = scan_noise_scales(input_metric, ladder, epsilon, span)
+    units = positive_integer("d_in", d_in)
+    _check_structure_metric(domain, input_metric, units)
+    per_unit = epsilon / units
+    while per_unit * units > epsilon:  # so that the map at d_in is at most ε₁, not an ulp above
+        per_unit = math.nextafter(per_unit, 0.0)
+    b_threshold, b_query = scan_noise_scales(input_metric, ladder, per_unit, span)
     on_threshold, on_query = _laplace_sampler(b_threshold), _laplace_sampler(b_query)
 
     def scan(graph) -> int:
@@ -286,9 +294,9 @@ def make_cap_scan(
         return len(ladder) - 1
 
     def privacy_map(d_in: Any) -> float:
-        # ε₁ per unit exactly (a compositor holding ε₁ admits it): the noise is calibrated to
+        # ε₁/d_in per unit (a compositor holding ε₁ at d_in admits it): the noise is calibrated to
         # (1 + 1e-5)·(u, m), so the true loss is below this by far more than any rounding here
-        return epsilon * integer_d_in(d_in)
+        return per_unit * integer_d_in(d_in)
 
     return dp.m.make_user_measurement(input_domain, input_metric, dp.max_divergence(), scan, privacy_map, TO="ExtrinsicObject")
 
@@ -311,6 +319,7 @@ def make_private_subgraph_count(
     headroom: int = 5,
     span: int = 5,
     beta: float = 0.1,
+    d_in: int = 1,
 ) -> dp.Measurement:
     """A node-level count of ``pattern`` (triangles, ``k``-stars, 4-cycles) under ``ε``-DP, the
     cap chosen inside the ``ε`` by a sparse-vector scan (module docstring).
@@ -348,9 +357,13 @@ def make_private_subgraph_count(
         (0.3, 3, 4)): Deezer's triangles and 2-stars err 6–11 % less, email-Eu-core's triangles
         54 % less.
     :param beta: the intervals' failure probability.
+    :param d_in: how many units of ``input_metric`` are protected together (people, or edges): the
+        budget ``ε`` holds at this distance, and the map is exact there (OpenDP's adaptive composition
+        is built at it, so ``map`` refuses a larger distance: build with the ``d_in`` you need).
     :return: a measurement (``max_divergence``) whose output is a :class:`SubgraphCountRelease`.
 
-    **Privacy guarantee** at one unit of ``input_metric``: :func:`make_cap_scan` (``ε₁``) and the
+    **Privacy guarantee** at ``d_in`` units of ``input_metric`` (the scan's noise is calibrated
+    to ``ε₁/d_in`` per unit, each release's Laplace at ``d_in``): :func:`make_cap_scan` (``ε₁``) and the
     release at the cap it chooses, :func:`~opendp_graph.make_capped_subgraph_count` ``>>``
     OpenDP's Laplace calibrated by ``dp.binary_search_param`` to ``ε₂ = ε − ε₁`` at every rung
     (so which rung is released tells nothing the scan did not), composed by OpenDP's
@@ -377,7 +390,8 @@ def make_private_subgraph_count(
     share = budget_share("selection_share", selection_share)
     open_probability("beta", beta)
     lift = integer_at_least("headroom", headroom, 0)
-    _check_structure_metric(domain, input_metric)
+    units = positive_integer("d_in", d_in)
+    _check_structure_metric(domain, input_metric, units)
     explicit = None if caps is None else _checked_caps(caps)
     if explicit is not None and min_cap is not None:
         raise ValueError("give caps or min_cap, not both: min_cap is the first rung of the default ladder")
@@ -407,10 +421,12 @@ def make_private_subgraph_count(
                 raise ValueError(f"min_cap must be a positive number below the bound on what one node holds ({top}), got {min_cap!r}")
     ladder = explicit if explicit is not None else _ladder(first, float(top))
     eps_scan = epsilon * share
-    releases = laplace_at_each_cap(ladder, lambda tau: make_capped_subgraph_count(input_domain, input_metric, pattern, tau), 1, epsilon - eps_scan)
-    eps_scan = selection_budget(epsilon, releases, 1)
-    scan = make_cap_scan(input_domain, input_metric, dp.loss_of(epsilon=eps_scan), pattern, ladder, threshold, span)
-    meta = dict(caps=ladder, top=float(top), beta=float(beta), pattern=pattern, epsilon=(scan.map(1), releases[0][0].map(1)))
+    releases = laplace_at_each_cap(
+        ladder, lambda tau: make_capped_subgraph_count(input_domain, input_metric, pattern, tau), units, epsilon - eps_scan
+    )
+    eps_scan = selection_budget(epsilon, releases, units)
+    scan = make_cap_scan(input_domain, input_metric, dp.loss_of(epsilon=eps_scan), pattern, ladder, threshold, span, units)
+    meta = dict(caps=ladder, top=float(top), beta=float(beta), pattern=pattern, epsilon=(scan.map(units), releases[0][0].map(units)))
 
     def run(queryable) -> SubgraphCountRelease:
         stop = queryable(scan)
@@ -422,7 +438,7 @@ def make_private_subgraph_count(
         input_domain,
         input_metric,
         epsilon,
-        1,
+        units,
         scan,
         releases,
         run,

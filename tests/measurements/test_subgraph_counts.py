@@ -162,6 +162,54 @@ def test_the_whole_release_spends_epsilon_and_no_more(metric):
     assert not meas.check(1, meas.map(1) * (1 - 1e-6))  # the boundary: just below is refused
 
 
+def test_several_units_protected_together():
+    """``d_in = 2`` (two people, or two edges): the budget holds at distance 2 and no further, the
+    release's Laplace is twice as wide (sensitivity 2τ) and the scan spends the same ε₁ at d_in = 2
+    as the one-unit scan does at 1 (its noise twice as wide)."""
+    from opendp_graph.measurements.subgraph_counts import make_cap_scan
+
+    graph = dpg.Graph.from_networkx(nx.powerlaw_cluster_graph(200, 3, 0.5, seed=1))
+    domain, metric = dpg.graph_domain(max_degree=64), dpg.node_insertion_distance()
+    one, two = (dpg.make_private_subgraph_count(domain, metric, dp.loss_of(epsilon=1.0), "triangle", d_in=d) for d in (1, 2))
+    assert two.check(2, 1.0) and not two.check(2, two.map(2) * (1 - 1e-6)) and two.map(1) <= two.map(2)
+    with pytest.raises(Exception, match="no greater than the d_in"):  # OpenDP's composition is exact at its d_in
+        two.map(3)
+    a, b = one(graph), two(graph)
+    assert b.epsilon == pytest.approx(a.epsilon, rel=1e-9)
+    # same ladder; the release at each cap is calibrated at d_in: twice the scale at the same cap
+    assert b.caps == a.caps and b.noise_scale / b.cap == pytest.approx(2 * a.noise_scale / a.cap, rel=1e-6)
+    scan = make_cap_scan(domain, metric, dp.loss_of(epsilon=0.15), "triangle", a.caps)
+    assert scan.map(2) == pytest.approx(0.3)
+    with pytest.raises(TypeError, match="d_in must be a positive integer"):
+        dpg.make_private_subgraph_count(domain, metric, dp.loss_of(epsilon=1.0), "triangle", d_in=1.5)
+
+
+def test_the_scan_at_several_units(monkeypatch):
+    """``make_cap_scan(..., d_in=k)``: its noise is the one-unit scan's at ``ε₁/k`` (``k`` times
+    wider), its map at ``k`` never an ulp above ``ε₁``; node insertion on a domain of fixed size is
+    refused at one unit (no neighbours) but taken at two (a node out, a node in), by the release
+    too; a ``d_in`` too large for any noise is refused naming ``d_in`` (red team of ``d_in``)."""
+    import opendp_graph.measurements.subgraph_counts as S
+
+    scales: list = []
+    real = S._laplace_sampler
+    monkeypatch.setattr(S, "_laplace_sampler", lambda scale: scales.append(scale) or real(scale))
+    domain, caps = dpg.graph_domain(max_degree=10), [1.0, 2.0, 4.0, 8.0, 16.0]
+    for k in (1, 3, 7):
+        scan = S.make_cap_scan(domain, dpg.node_distance(), dp.loss_of(epsilon=0.3), "triangle", caps, d_in=k)
+        assert scan.map(k) <= 0.3 and scan.map(k) == pytest.approx(0.3, rel=1e-12)
+    one, three, seven = scales[0:2], scales[2:4], scales[4:6]
+    assert three == pytest.approx([3 * b for b in one], rel=1e-12) and seven == pytest.approx([7 * b for b in one], rel=1e-12)
+    fixed = dpg.graph_domain(num_nodes=20, max_degree=6)
+    with pytest.raises(ValueError, match="d_in = 1 on a domain of num_nodes"):
+        S.make_cap_scan(fixed, dpg.node_insertion_distance(), dp.loss_of(epsilon=0.3), "triangle", caps)
+    assert S.make_cap_scan(fixed, dpg.node_insertion_distance(), dp.loss_of(epsilon=0.3), "triangle", caps, d_in=2).map(2) <= 0.3
+    meas = dpg.make_private_subgraph_count(fixed, dpg.node_insertion_distance(), dp.loss_of(epsilon=1.0), "triangle", d_in=2)
+    assert meas.map(2) <= 1.0
+    with pytest.raises(ValueError, match="lower the caps or d_in"):
+        dpg.make_private_subgraph_count(domain, dpg.node_distance(), dp.loss_of(epsilon=1.0), "triangle", d_in=10**20)
+
+
 def test_release_near_the_truth_and_its_interval_covers():
     """A clustered graph of 2,000 nodes (3,043 triangles, the busiest node in 205), a generous public
     degree bound: at ε = 1 the estimate is within about a quarter of the count (measured 0.23:
