@@ -11,15 +11,22 @@ def mixture_median_error(parts) -> float:
     """The median of ``|bias − L|`` over releases that carry weight ``w``, bias ``bias`` and noise
     ``L ~ Laplace(scale)`` (``parts``: ``(w, bias, scale)``; the weights need not sum to 1)."""
     from scipy.optimize import brentq
-    from scipy.stats import laplace
 
     w, b, scale = (np.array(column, dtype=float) for column in zip(*parts))
     b = np.abs(b)
 
     def within(x):
-        return float(w @ (laplace.cdf(b + x, scale=scale) - laplace.cdf(b - x, scale=scale)))
+        return float(w @ (laplace_cdf(b + x, scale) - laplace_cdf(b - x, scale)))
 
     return float(brentq(lambda x: within(x) - 0.5 * w.sum(), 0.0, float(np.max(b + 60 * scale))))
+
+
+def laplace_cdf(x, scale):
+    """Laplace's distribution function (location 0), in closed form: scipy's costs ~50 µs a call,
+    and the tuning grid makes millions."""
+    x = np.asarray(x, dtype=float)
+    half = 0.5 * np.exp(-np.abs(x) / scale)
+    return np.where(x < 0, half, 1.0 - half)
 
 
 def laplace_median_error(bias: float, scale: float) -> float:

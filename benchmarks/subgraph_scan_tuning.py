@@ -1,10 +1,12 @@
 """How the cap scan of :func:`opendp_graph.make_private_subgraph_count` was tuned: its defaults
-(``selection_share``, ``threshold``, ``headroom``, ``span``) chosen on synthetic graphs, then checked on the
-real ones they were not chosen on.
+(``selection_share``, ``threshold``, ``headroom``, ``span``) chosen on synthetic graphs and public
+social networks, then checked on the real ones they were not chosen on.
 
-Usage (from the repository root)::
+Usage (from the repository root; the proxies' programs take about an hour on two cores, ``--curves``
+keeps them for reruns)::
 
     .venv/bin/python -m benchmarks.subgraph_scan_tuning [--data ../shared/data]
+        [--proxies DATASETS_CHECKOUT] [--curves FOLDER]
 
 For a graph, a pattern and a public degree bound ``D``, the capped counts ``Q(τ)`` are computed once
 on the default √2 ladder (the package's linear program). For every setting the median relative
@@ -17,13 +19,24 @@ integrated on a grid), the released cap is
 caps (:func:`benchmarks._selection.mixture_median_error`). Each figure is a ratio to the best rung
 of the same ladder at the whole ε (exact too).
 
-The training graphs are networkx generators with fixed seeds (clustered power laws, small worlds,
-expected-degree graphs with lognormal weights), sizes chosen so that a 2-star program is seconds.
-The settings are ranked by the geometric mean of their ratios over the training graphs at ε = 1
-and 0.8; the held-out rows are Deezer HU and RO (triangles and 2-stars) and email-Eu-core (triangles), with
-R2T's public bound ``D = 1024`` (``D = 1004`` for email-Eu-core). For each held-out row the
-best of a wider grid *for that row* is printed too: what tuning on the data itself could reach
-(an oracle no release can use), against which the defaults' ratio can be read.
+Two training sets, each graph with the public bound ``D`` = twice its busiest node's degree, up
+to a power of two:
+
+* nine **synthetic** graphs: networkx generators with fixed seeds (clustered power laws, small
+  worlds, expected-degree graphs with lognormal weights), sizes chosen so that a 2-star program is
+  seconds;
+* the **proxies** (``--proxies``): the public social networks of :data:`PROXY_FILES` (Twitch,
+  GitHub developers, Facebook pages), triangles on each, 2-stars on the five whose programs fit a
+  session. They were added after the Deezer rows had been seen (with the rule, the grid and the
+  criterion fixed before any ratio on them was computed), to test whether real social networks
+  would choose other settings than the synthetic graphs.
+
+The settings are ranked by the geometric mean of their ratios over the training rows at ε = 1
+and 0.8 (the default: over both sets; the proxies' own choice is printed too); the held-out rows
+are Deezer HU and RO (triangles and 2-stars) and email-Eu-core (triangles), with R2T's public
+bound ``D = 1024`` (``D = 1004`` for email-Eu-core). For each held-out row the best of a wider
+grid *for that row* is printed too: what tuning on the data itself could reach (an oracle no
+release can use), against which the defaults' ratio can be read.
 """
 
 from __future__ import annotations
@@ -34,11 +47,11 @@ import math
 
 import numpy as np
 
-from benchmarks._selection import laplace_median_error, mixture_median_error
+from benchmarks._selection import laplace_cdf, laplace_median_error, mixture_median_error
 
-SHARES = (0.15, 0.2, 0.3, 0.4)
-THRESHOLDS = (3.0, 10.0, 20.0, 40.0)
-HEADROOMS = tuple(range(2, 9))
+SHARES = (0.1, 0.15, 0.2, 0.3, 0.4)
+THRESHOLDS = (3.0, 10.0, 20.0, 40.0, 80.0, 160.0)
+HEADROOMS = tuple(range(0, 9))
 SPANS = (1, 2, 3, 4, 5, 6, 8)
 EPSILONS = (0.8, 1.0)
 #: a wider grid for the oracle of each held-out row (the settings tuned on that row itself)
@@ -47,6 +60,34 @@ HINDSIGHT_THRESHOLDS = (1.0, 3.0, 10.0, 20.0, 40.0, 80.0)
 HINDSIGHT_HEADROOMS = tuple(range(0, 9))
 #: the defaults before spans (2026-11-29 morning): one-rung queries, with today's one-sided noise
 DEFAULTS_BEFORE = (0.3, 3.0, 4, 1)
+#: the defaults chosen on the nine synthetic graphs alone (2026-11-29 afternoon, before the proxies)
+DEFAULTS_SYNTHETIC = (0.3, 10.0, 5, 5)
+
+#: Public proxies: every social network of the repository benedekrozemberczki/datasets (MIT; the
+#: source of ``../shared/data/deezer``) at this commit, Deezer's excepted, fixed before any tuning run
+#: on them (Wikipedia's article graphs are not social; ``facebook_page_page/artist`` is absent there).
+#: Read from a checkout of that commit (``--proxies``), each file checked against its SHA-256; never
+#: copied into this repository. Sources: Rozemberczki, Allen & Sarkar, *Multi-scale attributed node
+#: embedding* (2019, Twitch, Facebook pages); Rozemberczki et al., *Pathfinder Discovery Networks*
+#: (``git_web_ml``, GitHub developers).
+PROXY_COMMIT = "032d50167c8682c456cb498e0ecad6201fe14844"
+PROXY_FILES = {
+    "twitch DE": ("twitch/DE/DE_edges.csv", "54feaf3e3e70a485fe07f8611e4d2677841b97f77b8358204bcf4a48cc884d86"),
+    "twitch ENGB": ("twitch/ENGB/ENGB_edges.csv", "5ea4d7f7267454e9523577eb2a9b4dcb7a22dd660a548240f01b815d08e0e3cc"),
+    "twitch ES": ("twitch/ES/ES_edges.csv", "17801d2cc45fc4909a431ce7a190c0565d4af87b0548ca7705cf2bef7da4c884"),
+    "twitch FR": ("twitch/FR/FR_edges.csv", "9924263f7e8edaa7278dcbc37bd90c8712cb0ea1726d85e054a5588b7959f887"),
+    "twitch PTBR": ("twitch/PTBR/PTBR_edges.csv", "b72d93a3c8a82883771a2f3822fce229885fa0d40367fb105c0535fb36c773b9"),
+    "twitch RU": ("twitch/RU/RU_edges.csv", "fd307587a550289f746056ea12a7336171ab2053c9e08c42dba77499126ca5b2"),
+    "github developers": ("git_web_ml/git_edges.csv", "34c57382246949d1b3b7fa641a8532672001ecae8e9558f0b3c113cc035bd781"),
+    "facebook company": ("facebook_page_page/company/company_edges.csv", "b89beaaad1ae55e1f389b58c52e52af0c26cfc38ae27abdc029de5a771876f75"),
+    "facebook food": ("facebook_page_page/food/food_edges.csv", "5f38088020520fe3be88a6a70b6e470298f2c625a3bf02745549ffec876bbc96"),
+    "facebook government": ("facebook_page_page/government/government_edges.csv", "bf9357520b1f172836840490b5df6b25fd7e50a374a5a5f53b96fb1defb244d5"),
+    "facebook media": ("facebook_page_page/media/media_edges.csv", "d17105499793fc3426ad195bfff382b37fde32f2dce3a2c4da89969712f17c17"),
+    "facebook politician": ("facebook_page_page/politician/politician_edges.csv", "f84fdc8d00cf84c1b89149b6c86a4383021794f8bac4bce73b04f295ece72476"),
+    "facebook public figure": ("facebook_page_page/public_figure/public_figure_edges.csv", "a71c2601d8e36ca050c8da72f13f1c1422d805c6c8e27098bb6e9532a3d4487a"),
+    "facebook sport": ("facebook_page_page/sport/sport_edges.csv", "3aa50b305eac848a598186fbe46624ffe7b315dc18ebcd8de035c2c486356970"),
+    "facebook tvshow": ("facebook_page_page/tvshow/tvshow_edges.csv", "1c419b60787298274e22d1fe7c6e3ea907502f482cf48b4aa09476aba083bc31"),
+}
 
 
 def training_graphs():
@@ -74,8 +115,47 @@ def training_graphs():
         graph = nx.convert_node_labels_to_integers(build())
         # a public bound above the busiest node (twice its degree, a power of two): the scan's settings,
         # not the first rung's (which a looser bound raises: see min_cap), are what is tuned here
-        bound = 2 ** math.ceil(math.log2(2 * max(d for _, d in graph.degree())))
-        yield name, pattern, Graph.from_networkx(graph), bound
+        yield name, pattern, Graph.from_networkx(graph), public_bound(max(d for _, d in graph.degree()))
+
+
+#: the proxies whose 2-star programs fit a session (at most 2.1 M 2-stars; HU's 3.2 M take minutes a rung)
+PROXY_2STARS = ("facebook tvshow", "facebook company", "facebook politician", "twitch ENGB", "facebook food")
+
+
+def public_bound(max_degree: int) -> int:
+    """The training graphs' public degree bound: twice the busiest node's degree, up to a power of two."""
+    return 2 ** math.ceil(math.log2(2 * max_degree))
+
+
+def load_proxy(folder, name: str):
+    """Proxy ``name`` (:data:`PROXY_FILES`) from a checkout of :data:`PROXY_COMMIT` at ``folder``:
+    ``(Graph, max degree)``, undirected, self-loops and repeated edges dropped. Refuses a file whose
+    SHA-256 is not the pinned one."""
+    import hashlib
+    from pathlib import Path
+
+    from opendp_graph import Graph
+
+    path, digest = PROXY_FILES[name]
+    file = Path(folder) / path
+    if hashlib.sha256(file.read_bytes()).hexdigest() != digest:
+        raise ValueError(f"{file} is not the file of commit {PROXY_COMMIT[:7]} (SHA-256 differs)")
+    edges = np.loadtxt(file, delimiter=",", skiprows=1, dtype=np.int64, usecols=(0, 1))
+    edges = np.unique(np.sort(edges[edges[:, 0] != edges[:, 1]], axis=1), axis=0)
+    return Graph.from_edges(edges[:, 0], edges[:, 1]), int(np.bincount(edges.ravel()).max())
+
+
+def proxy_graphs(folder):
+    """``(name, pattern, graph, D)``: triangles on every proxy, 2-stars on :data:`PROXY_2STARS`,
+    ``D`` by :func:`public_bound`; a proxy whose file is missing is reported and skipped."""
+    for name in PROXY_FILES:
+        try:
+            graph, max_degree = load_proxy(folder, name)
+        except (OSError, ValueError) as reason:
+            print(f"proxy {name} skipped: {reason}")
+            continue
+        for pattern in ("triangle", "2-star") if name in PROXY_2STARS else ("triangle",):
+            yield name, pattern, graph, public_bound(max_degree)
 
 
 def curve(graph, pattern: str, bound: int):
@@ -102,12 +182,10 @@ def stop_law(gains: np.ndarray, threshold: float, b_threshold: float, b_query: f
     """``P(stop = j)`` for ``j = 0 … len(gains)`` (the last: it never stops) of AboveThreshold on
     ``E_j ≤ T`` with ``Laplace(b_threshold)`` on ``T`` and ``Laplace(b_query)`` on each ``E_j``, by
     integrating over the threshold's noise on a grid."""
-    from scipy.stats import laplace
-
     rho = np.linspace(-40 * b_threshold, 40 * b_threshold, points)
-    weight = laplace.pdf(rho, scale=b_threshold)
+    weight = np.exp(-np.abs(rho) / b_threshold)  # Laplace's density, normalised on the grid
     weight /= weight.sum()
-    below = laplace.cdf(threshold + rho[:, None] - gains[None, :], scale=b_query)  # P(E_j + ν ≤ T + ρ)
+    below = laplace_cdf(threshold + rho[:, None] - gains[None, :], b_query)  # P(E_j + ν ≤ T + ρ)
     survive = np.cumprod(np.column_stack([np.ones(points), 1 - below]), axis=1)  # P(no stop before j)
     law = np.empty(gains.size + 1)
     law[:-1] = weight @ (survive[:, :-1] * below)
@@ -214,9 +292,51 @@ def first_rungs(data, divisors=(12, 13, 14, 15, 16)) -> None:
         print(f"  {name}: " + ", ".join(cells), flush=True)
 
 
+def cached_curve(cache, name: str, pattern: str, graph, bound: int):
+    """:func:`curve`, kept as ``<cache>/<name>_<pattern>_<D>.npz`` when ``cache`` is a folder (the
+    programs are the slow part: the proxies' curves take about an hour on two cores)."""
+    if cache is None:
+        return curve(graph, pattern, bound)
+    from pathlib import Path
+
+    file = Path(cache) / f"{name.replace(' ', '_')}_{pattern}_{bound}.npz"
+    if file.exists():
+        kept = np.load(file)
+        return kept["ladder"], kept["values"], float(kept["truth"])
+    ladder, values, truth = curve(graph, pattern, bound)
+    file.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(file, ladder=ladder, values=values, truth=truth)
+    return ladder, values, truth
+
+
+def rank(curves, settings):
+    """``(ranked, ratios, score)``: each setting's exact ratios on ``curves`` (at ε = 0.8 and 1,
+    graph by graph) and their geometric mean, the settings sorted by it."""
+    ratios = {s: [scan_ratio(*c, eps, *s) for _, _, c in curves for eps in EPSILONS] for s in settings}
+    score = {s: float(np.exp(np.mean(np.log(r)))) for s, r in ratios.items()}
+    return sorted(settings, key=score.get), ratios, score
+
+
+def geometric_mean(values) -> float:
+    return float(np.exp(np.mean(np.log(values))))
+
+
+def print_ranking(title, ranked, ratios, score, marked, groups) -> None:
+    """The top five of ``ranked`` and the ``marked`` settings, each with its geometric mean per
+    group of training graphs (``groups``: name → the indices of its ratios)."""
+    print(f"\n{title}")
+    for setting in ranked[:5] + [s for s in marked if s not in ranked[:5]]:
+        tag = f" ({marked[setting]})" if setting in marked else ""
+        parts = ", ".join(f"{g} {geometric_mean([ratios[setting][i] for i in idx]):.2f}×" for g, idx in groups.items())
+        print(f"  {setting}{tag}: {score[setting]:.2f}× (worst {max(ratios[setting]):.2f}×; {parts})")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=None, help="the folder holding deezer/ and email-eu-core/ (the held-out rows)")
+    parser.add_argument("--proxies", default=None,
+                        help=f"a checkout of benedekrozemberczki/datasets at {PROXY_COMMIT[:7]} (the public social networks)")
+    parser.add_argument("--curves", default=None, help="a folder to keep the computed curves in (reruns read them)")
     parser.add_argument("--first-rung", action="store_true", help="only compare first rungs (triangles)")
     args = parser.parse_args(argv)
     if args.first_rung:
@@ -224,29 +344,39 @@ def main(argv=None) -> None:
         return
     current = default_settings()
 
-    curves = []
-    for name, pattern, graph, bound in training_graphs():
-        curves.append((name, pattern, curve(graph, pattern, bound)))
-        ladder, values, truth = curves[-1][2]
-        print(f"training: {name}, {pattern}s {truth:,.0f}, D = {bound}, ladder {ladder[0]:g}–{ladder[-1]:g}", flush=True)
+    synthetic, proxies = [], []
+    for group, rows in ((synthetic, training_graphs()), (proxies, proxy_graphs(args.proxies) if args.proxies else ())):
+        for name, pattern, graph, bound in rows:
+            group.append((name, pattern, cached_curve(args.curves, name, pattern, graph, bound)))
+            ladder, values, truth = group[-1][2]
+            print(f"training: {name}, {pattern}s {truth:,.0f}, D = {bound}, ladder {ladder[0]:g}–{ladder[-1]:g}", flush=True)
+    curves = synthetic + proxies
     settings = list(itertools.product(SHARES, THRESHOLDS, HEADROOMS, SPANS))
-    ratios = {s: [scan_ratio(*c, eps, *s) for _, _, c in curves for eps in EPSILONS] for s in settings}
-    score = {s: float(np.exp(np.mean(np.log(r)))) for s, r in ratios.items()}
-    ranked = sorted(settings, key=score.get)
-    print("\n(selection_share, threshold, headroom, span) by the geometric mean of the ratio to the best fixed cap over the "
-          "training graphs at ε = 0.8 and 1 (each graph's ratio at ε = 1 beside):")
-    for setting in ranked[:5] + ([DEFAULTS_BEFORE] if DEFAULTS_BEFORE in ratios else []) + ([current] if current not in ranked[:5] else []):
-        tag = " (the default)" if setting == current else " (one-rung queries, the defaults before spans)" if setting == DEFAULTS_BEFORE else ""
-        each = " ".join(f"{r:.2f}" for r in ratios[setting][1::2])
-        print(f"  {setting}{tag}: {score[setting]:.2f}× (worst {max(ratios[setting]):.2f}×) | {each}")
+    ranked, ratios, score = rank(curves, settings)
+    n = 2 * len(synthetic)
+    groups = {"synthetic": range(n), **({"proxies": range(n, 2 * len(curves))} if proxies else {})}
+    marked = {current: "the default", DEFAULTS_SYNTHETIC: "chosen on the synthetic graphs alone",
+              DEFAULTS_BEFORE: "one-rung queries, the defaults before spans"}
+    print_ranking(f"(selection_share, threshold, headroom, span) by the geometric mean of the ratio to the best fixed cap "
+                  f"over the {len(curves)} training rows at ε = 0.8 and 1:", ranked, ratios, score, marked, groups)
+    chosen = {"the default": current}
+    if proxies:
+        by_proxies = {s: geometric_mean(ratios[s][n:]) for s in settings}
+        social = min(settings, key=by_proxies.get)
+        chosen["the social-network preset"] = social
+        print(f"\nby the proxies alone: {social} {by_proxies[social]:.2f}× (the synthetic graphs "
+              f"{geometric_mean(ratios[social][:n]):.2f}×, worst {max(ratios[social]):.2f}×)")
+        print("each proxy at ε = 1, the default / the social preset:")
+        for k, (name, pattern, _) in enumerate(proxies):
+            print(f"  {name} {pattern}s: {ratios[current][n + 2 * k + 1]:.2f} / {ratios[social][n + 2 * k + 1]:.2f}")
 
     rows = list(held_out(args.data))
     if rows:
         print("\nheld out (not used to choose), ratio to the best fixed cap at ε = 1 / 0.8:")
+    shown = {**chosen, **{tag: s for s, tag in marked.items() if s not in chosen.values()}}
     for name, pattern, graph, bound in rows:
-        c = curve(graph, pattern, bound)
-        shown = [current] + [x for x in (DEFAULTS_BEFORE, ranked[0]) if x != current]
-        cells = [f"{s}: " + " / ".join(f"{scan_ratio(*c, eps, *s):.2f}" for eps in (1.0, 0.8)) for s in shown]
+        c = cached_curve(args.curves, name, pattern, graph, bound)
+        cells = [f"{s} ({tag}): " + " / ".join(f"{scan_ratio(*c, eps, *s):.2f}" for eps in (1.0, 0.8)) for tag, s in shown.items()]
         # what tuning on this very row could reach (an oracle, not a choice a release can make)
         grid = list(itertools.product(HINDSIGHT_SHARES, HINDSIGHT_THRESHOLDS, HINDSIGHT_HEADROOMS, SPANS))
         hindsight = min((scan_ratio(*c, 1.0, *s), s) for s in grid)

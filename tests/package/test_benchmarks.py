@@ -423,3 +423,24 @@ def test_the_tuning_model_is_the_package_scan():
         scan = make_cap_scan(dpg.graph_domain(), dpg.node_insertion_distance(), dp.loss_of(epsilon=1.0), "triangle", caps, threshold=3.0, span=span)
         seen = np.bincount([scan(graph) for _ in range(runs)], minlength=len(caps)) / runs
         assert np.all(np.abs(seen - law) <= 4 * np.sqrt(law * (1 - law) / runs) + 2e-3), (span, seen, law)
+
+
+def test_tuning_proxies_are_checked_and_curves_kept(tmp_path, capsys):
+    """``benchmarks.subgraph_scan_tuning``: a proxy file that is not the pinned commit's is refused
+    (SHA-256), a missing checkout is reported and skipped, and a kept curve reads back as computed."""
+    from benchmarks import subgraph_scan_tuning as T
+
+    name = "facebook food"
+    path = tmp_path / T.PROXY_FILES[name][0]
+    path.parent.mkdir(parents=True)
+    path.write_text("node_1,node_2\n0,1\n1,2\n2,0\n")
+    with pytest.raises(ValueError, match="SHA-256 differs"):
+        T.load_proxy(tmp_path, name)
+    assert list(T.proxy_graphs(tmp_path / "absent")) == []
+    assert "proxy twitch DE skipped" in capsys.readouterr().out
+    assert T.public_bound(5) == 16 and T.public_bound(8) == 16
+    graph = dpg.Graph.from_networkx(nx.powerlaw_cluster_graph(120, 3, 0.5, seed=3))
+    first = T.cached_curve(tmp_path / "curves", "tiny graph", "triangle", graph, 16)
+    again = T.cached_curve(tmp_path / "curves", "tiny graph", "triangle", None, 16)  # read back, not recomputed
+    assert (tmp_path / "curves" / "tiny_graph_triangle_16.npz").exists()
+    assert np.array_equal(first[0], again[0]) and np.array_equal(first[1], again[1]) and first[2] == again[2]
