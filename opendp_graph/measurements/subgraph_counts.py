@@ -203,7 +203,7 @@ def _checked_span(span: Any, ladder: tuple[float, ...]) -> int:
     return min(integer_at_least("span", span, 1), len(ladder) - 1)
 
 
-def _check_structure_metric(domain, input_metric: dp.Metric, units: int = 1) -> None:
+def _check_structure_metric(domain, input_metric: dp.Metric, units: int) -> None:
     """The refusals the scan and the release share: edge-label distance (no query reads a label)
     and the metric's own refusal at ``units`` (node insertion at one unit on a domain of
     ``num_nodes``: no two graphs are neighbours), before the search for the release's noise meets it."""
