@@ -444,3 +444,21 @@ def test_tuning_proxies_are_checked_and_curves_kept(tmp_path, capsys):
     again = T.cached_curve(tmp_path / "curves", "tiny graph", "triangle", None, 16)  # read back, not recomputed
     assert (tmp_path / "curves" / "tiny_graph_triangle_16.npz").exists()
     assert np.array_equal(first[0], again[0]) and np.array_equal(first[1], again[1]) and first[2] == again[2]
+
+
+def test_the_two_star_stand_ins_are_lower_bounds_at_every_baseline_cap():
+    """``benchmarks.subgraph_counts._prefill_low_two_star_rungs``: every cap below the floor that a
+    baseline reads (R2T's ``2^j``, the LP projection's ``GS/2^k``, which differ when ``D`` is not a
+    power of two) gets ``(τ/floor)·Q(floor)``, at most the true ``Q(τ)`` (``Q`` is concave, 0 at 0),
+    so a stand-in can only make a baseline look worse."""
+    from benchmarks import _subgraph_baselines as B
+    from benchmarks import subgraph_counts as S
+
+    graph = dpg.Graph.from_networkx(nx.powerlaw_cluster_graph(60, 3, 0.5, seed=2))
+    cache: dict = {}
+    S._prefill_low_two_star_rungs(graph, cache, 12, floor=16.0)
+    lp_low = [tau for tau in B.lp_caps(B.public_bound("2-star", 12)) if tau < 16]
+    assert lp_low and all(("Q", "2-star", tau) in cache for tau in lp_low + [2.0, 4.0, 8.0])
+    for (_, _, tau), value in cache.items():
+        if tau < 16:
+            assert value <= dpg.transformations.subgraphs.capped_subgraph_count(graph, "2-star", tau) + 1e-6
