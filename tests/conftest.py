@@ -75,18 +75,24 @@ def pytest_collection_modifyitems(config, items):
 
 def pytest_xdist_make_scheduler(config, log):
     """The tests run on two pytest-xdist workers (pyproject's addopts, ``--dist loadgroup``): one
-    test at a time goes to whichever worker is free, except the tests whose id names Spark
+    file at a time goes to whichever worker is free (so that a module's cached brute-force tables
+    and fixtures are built by one worker, not by both), except the tests whose id names Spark
     (``tests/spark/test_spark.py``, ``test_tutorial_runs[spark]``, the README's ``…-spark`` blocks),
-    which all go to one worker, so that one JVM (the ``spark`` session) serves them all. (Marks
-    cannot group them: with pytest 9 the ``xdist_group`` mark no longer changes the test ids
-    that the scheduler reads.)"""
+    which all go to one worker, first, so that one JVM (the ``spark`` session) serves them all
+    while the other worker runs the rest. (Marks cannot group them: with pytest 9 the
+    ``xdist_group`` mark no longer changes the test ids that the scheduler reads.)"""
     if config.getvalue("dist") != "loadgroup":
         return None  # another --dist on the command line: xdist's own scheduler
     from xdist.scheduler import LoadGroupScheduling
 
     class SparkOnOneWorker(LoadGroupScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return "spark" if "spark" in nodeid.lower() else super()._split_scope(nodeid)
+            return "spark" if "spark" in nodeid.lower() else nodeid.split("::", 1)[0]
+
+        def _assign_work_unit(self, node) -> None:
+            if "spark" in self.workqueue:  # the JVM's minute overlaps the other worker's files
+                self.workqueue.move_to_end("spark", last=False)
+            super()._assign_work_unit(node)
 
     return SparkOnOneWorker(config, log)
 

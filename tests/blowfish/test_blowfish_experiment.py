@@ -69,6 +69,7 @@ def test_discrete_laplace_variance():
     assert experiment.discrete_laplace_variance(100.0) == pytest.approx(2 * 100.0**2 - 1 / 6, rel=1e-6)
 
 
+@pytest.mark.thorough  # the experiment's quick reproduction (3 s)
 def test_reproduce_quick(shared_data, tmp_path, capsys):
     code = experiment.main(["--data", str(shared_data / "deezer"), "--quick", "--out", str(tmp_path)])
     assert code == 0

@@ -140,7 +140,8 @@ def test_attribute_neighbours_are_exactly_theorem_1(vip):
     ],
     ids=["full", "theta2", "partition22", "partition13"],
 )
-@pytest.mark.parametrize("vip", _vip_sets(4, every=False))
+# no VIP and two VIPs by default; one, three and four VIPs in the thorough tier (6 s)
+@pytest.mark.parametrize("vip", [v if v in (None, (0, 1)) else pytest.param(v, marks=pytest.mark.thorough) for v in _vip_sets(4, every=False)])
 def test_other_neighbours_are_one_ego_network_change(make, vip):
     policy = make(vip)
     metric = dpg.blowfish_distance(policy).descriptor
@@ -274,7 +275,9 @@ def test_literal_he_et_al_neighbours_differ_from_theorem_1():
     assert dpg.blowfish_distance(vip1).descriptor.distance(empty3, riding) == math.inf
 
 
-@pytest.mark.parametrize("vip", _vip_sets(5, every=False))
+# two VIPs (protected and unprotected pairs) by default, the other VIP sets in the thorough tier
+# (18 s); every VIP set on four nodes by default in test_attribute_neighbours_are_exactly_theorem_1
+@pytest.mark.parametrize("vip", [v if v == (0, 1) else pytest.param(v, marks=pytest.mark.thorough) for v in _vip_sets(5, every=False)])
 def test_theorem_1_on_five_nodes_single_and_double_changes(vip):
     policy = P.attribute(vip=vip)
     metric = dpg.blowfish_distance(policy).descriptor

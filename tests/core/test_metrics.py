@@ -43,7 +43,13 @@ def test_axioms_on_all_graphs_with_4_nodes(metric):
     _axioms(metric, UNLABELED)
 
 
-@pytest.mark.parametrize("metric", METRICS, ids=repr)
+# GroupDistance(3) (GroupDistance(2)'s rule) and the degree sequence distance (which ignores labels)
+# on labelled graphs in the thorough tier (3 s); every metric on unlabelled graphs by default, above
+@pytest.mark.parametrize(
+    "metric",
+    [pytest.param(m, marks=[pytest.mark.thorough] if m in (GroupDistance(3), DegreeSequenceDistance()) else []) for m in METRICS],
+    ids=repr,
+)
 def test_axioms_on_all_labelings_of_3_node_graphs(metric):
     _axioms(metric, LABELED)
 

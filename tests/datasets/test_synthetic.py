@@ -149,6 +149,7 @@ def test_degree_tail_is_heavy_and_follows_the_exponent():
     assert (heavy >= 100).sum() > 100
 
 
+@pytest.mark.thorough  # a statistical fit on generated graphs (4 s)
 @pytest.mark.parametrize(
     "kwargs",
     [

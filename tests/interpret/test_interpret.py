@@ -86,7 +86,7 @@ def test_exact_alpha_matches_corollary_4_2_formula_by_brute_force(terms):
     assert rep.upper_bound == pytest.approx(2 * zeta)
 
 
-@pytest.mark.parametrize("n", [5, 6])
+@pytest.mark.parametrize("n", [5, pytest.param(6, marks=pytest.mark.thorough)])  # 6 nodes: thorough (3 s)
 def test_analytic_zeta_equals_enumeration(n):
     model = ERGM(n, edges=-0.7, two_stars=0.15, triangles=-0.35, k_stars={3: 0.05})
     beta = model.coefficients()
@@ -281,6 +281,7 @@ def test_summary_says_what_is_and_is_not_protected():
     assert "an ERGM with triangles" in dep and "e^2" in dep
 
 
+@pytest.mark.thorough  # a simulation (3 s)
 def test_gibbs_sampler_matches_the_exact_distribution():
     # Seeded numpy sampler: deterministic. Total-variation distance of the edge-count law over
     # 6 000 draws (thin 2) against enumeration; sampling error alone is ≈ 0.01.

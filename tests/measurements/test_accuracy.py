@@ -224,7 +224,8 @@ def noise_draws(request):
 
 @pytest.mark.parametrize("noise", ["laplace", "discrete_laplace", "gaussian", "discrete_gaussian"])
 @pytest.mark.parametrize("alpha", ALPHAS)
-@pytest.mark.parametrize("noise_draws", [DRAWS, pytest.param(DRAWS_FULL, marks=pytest.mark.slow)], indirect=True)
+# simulations (7 s of noise draws): thorough, and at full size under -m slow
+@pytest.mark.parametrize("noise_draws", [pytest.param(DRAWS, marks=pytest.mark.thorough), pytest.param(DRAWS_FULL, marks=pytest.mark.slow)], indirect=True)
 def test_coverage_by_simulation(noise_draws, noise, alpha):
     """The empirical miss rate of each half-width is in its band, and a half-width off by a factor 2
     either way is not. At the default 1,000 draws (3,000 to 21,000 entries) the right half-width
@@ -265,6 +266,7 @@ def threshold_runs():
     return meas, data, [meas(data) for _ in range(cls.RUNS)]
 
 
+@pytest.mark.thorough  # simulations: 2,000 releases drawn once for the class (10 s)
 class TestThresholdBySimulation:
     SCALE, THRESHOLD, COPIES, RUNS = 1.5, 6, 5, 2000
     COUNTS = (1, 3, 4, 5, 6, 7, 9, 12, 40)
@@ -639,6 +641,7 @@ def test_selection_accuracy_through_person_level_top_k():
     assert table["noise"].to_list() == ["exponential"]
 
 
+@pytest.mark.thorough  # a simulation (10 s)
 @pytest.mark.parametrize("measure, negate", [("max_divergence", False), ("max_divergence", True), ("zero_concentrated_divergence", False)])
 def test_selection_accuracy_survives_many_rounds_of_peeling(measure, negate):
     """The red team's fourth round: OpenDP picks k keys in k rounds of fresh exponential noise,

@@ -24,7 +24,7 @@ def linf(a, b) -> int:
 
 
 # ----------------------------------------------------------------------------- tail counts (the selection's input)
-@pytest.mark.parametrize("theta", [1, 2, 3])
+@pytest.mark.parametrize("theta", [1, 2, pytest.param(3, marks=pytest.mark.thorough)])  # θ = 3: thorough (2 s)
 def test_tail_counts_after_projection_under_insertion_are_theta_plus_one(theta):
     chain = dpg.make_degree_projection(dpg.graph_domain(), dpg.node_insertion_distance(), theta) >> dpg.then_degree_tail_counts(
         [0, 1, 2, 3]

@@ -117,6 +117,7 @@ def test_arguments_are_checked_at_construction():
     assert math.isfinite(dpg.make_candidate_top_k(LABELED, dpg.edge_distance(), 1, 1, 1, 1.0, 10, 1.0).map(1)[0])
 
 
+@pytest.mark.thorough  # a usefulness figure on Enron (12 s)
 def test_enron_top_words_reach_the_issue_targets(dataset):
     """The issue's numbers on Enron (fewer trials than the reproduction's 30): at edge level the
     noisy top 20 over the public snapshot's words finds most of the true top 20; the set union

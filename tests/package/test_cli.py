@@ -55,6 +55,7 @@ def test_version(capsys):
     assert (status, out, err) == (0, f"opendp-graph {metadata.version('opendp-graph')}\n", "")
 
 
+@pytest.mark.thorough  # a subprocess (6 s); CI's wheel step runs the installed command
 def test_the_installed_command():
     """The console script itself: the version, and a bad argument without a traceback."""
     script = Path(sys.executable).with_name("opendp-graph")

@@ -52,6 +52,7 @@ def test_the_reproductions_are_not_in_the_wheel():
     assert "opendp_graph.experiments" not in shipped
 
 
+@pytest.mark.thorough  # a subprocess (9 s)
 def test_one_command_from_the_repository_root(tmp_path):
     """``python -m reproductions --help`` and a quick reproduction, as a user runs them."""
     argvs = (["--help"], ["interpret", "--quick", "--out", str(tmp_path)])
@@ -174,15 +175,21 @@ def check_reproduction(argv, out_dir, expected, stages, capsys, monkeypatch):
             assert re.search(rf"\| (\d+)/\1 {unit} \[", bars[label]), bars[label]
 
 
+@pytest.mark.thorough  # a subprocess (2 s)
 def test_interpret_lists_its_files_and_shows_progress(tmp_path, capsys, monkeypatch):
     check_reproduction(["interpret", "--quick"], tmp_path / "new" / "folder", ["queens.csv", "queens.png"], {"two queens": None}, capsys, monkeypatch)
 
 
+@pytest.mark.thorough  # a subprocess (3 s)
 def test_blowfish_lists_its_files_and_shows_progress(dataset, tmp_path, capsys, monkeypatch):
     files = [f"blowfish_{part}.{ext}" for part in ("mse", "sensitivity", "extrapolation") for ext in ("csv", "png")]
     check_reproduction(["blowfish", "--data", str(dataset("deezer")), "--quick"], tmp_path, files, {"Blowfish (Deezer)": "parts"}, capsys, monkeypatch)
 
 
+# thorough (11 s: the quick reproduction a second time): by default test_quick_reproduction
+# (tests/pufferfish/test_pufferfish_experiment.py) runs it and reads its files, and the listing and
+# the bars are checked on the blowfish and interpret reproductions above
+@pytest.mark.thorough
 def test_pufferfish_lists_its_files_and_shows_progress(dataset, tmp_path, capsys, monkeypatch):
     files = ["pufferfish_table1.csv", "pufferfish_table2.csv", "pufferfish_table3.csv", "pufferfish_usefulness.csv", "pufferfish_cdfs.png", "pufferfish_table1.png"]
     stages = {"neighbourhood statistics": None, "Binomial W": None, "calibrating": "releases", "noise trials": "trials"}

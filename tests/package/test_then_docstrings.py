@@ -102,6 +102,7 @@ def test_the_copy_is_taken_when_then_is_called():
     assert "Appended later." not in twin.__doc__  # hence: extend make_x.__doc__ before then(make_x)
 
 
+@pytest.mark.thorough  # a subprocess under python -OO (11 s)
 def test_the_package_imports_without_docstrings():
     # python -OO strips docstrings (__doc__ is None): the modules that extend or edit one at import
     # (labels.py, pufferfish/metric.py, the model fits' documents_source) must import all the same

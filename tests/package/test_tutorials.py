@@ -1,6 +1,7 @@
 """Every notebook in tutorials/ runs top to bottom (executed with nbclient, cwd = tutorials/):
-the quickstart by default, the others under ``-m slow`` (``DEFAULT_RUN``; CI's documentation
-build executes them all but the Spark one).
+the quickstart in the thorough tier (``-m thorough``, ``THOROUGH``), the others under ``-m slow``
+(CI runs both tiers, and its documentation build executes them all but the Spark one); by default
+``test_every_tutorial_compiles`` checks every one.
 
 A notebook reads a real data set through ``dpg.datasets.data_path("<name>")``; it is skipped,
 with the resolver's reason, when one of the data sets it names cannot be resolved (the tests do
@@ -31,11 +32,12 @@ DATA_CALL = re.compile(r"""data_path\(\s*["']([^"']+)["']""")
 SPARK_USE = re.compile(r"\bdpg\.spark\b|\bopendp_graph\.spark\b|^\s*(?:from|import)\s+pyspark\b", re.M)
 CELL_TIMEOUT_S = 300  # seconds per cell, as docs/conf.py
 SPARK_CELL_TIMEOUT_S = 600
-# run by default: the first notebook a user opens. The others (6–20 s each, 65 s of a default
+# the first notebook a user opens runs in the thorough tier (48 s of a default run's work; CI runs
+# the tier, pytest -m thorough, as a step of its own). The others (6–20 s each, 65 s of a default
 # run's work) run under -m slow, and CI executes every one of them (but the Spark one) in the
 # documentation build of .ci/run (myst-nb, nb_execution_mode = "force", a failing cell fails the
 # build); test_every_tutorial_compiles checks them all by default.
-DEFAULT_RUN = {"quickstart"}
+THOROUGH = {"quickstart"}
 
 
 def _code(path: Path) -> str:
@@ -71,7 +73,9 @@ def _param(path: Path):
         # about two minutes of Spark jobs on two cores: run with -m slow. By default its code is
         # compiled (test_every_tutorial_compiles), and tests/spark checks every answer it shows.
         marks += [pytest.mark.spark, pytest.mark.slow]
-    elif path.stem not in DEFAULT_RUN:
+    elif path.stem in THOROUGH:
+        marks.append(pytest.mark.thorough)
+    else:
         marks.append(pytest.mark.slow)
     return pytest.param(path, id=path.stem, marks=marks)
 

@@ -28,7 +28,8 @@ def _edges(graph):
     return {frozenset((ids[u], ids[v])) for u, v in zip(graph.src.tolist(), graph.dst.tolist())}
 
 
-@pytest.mark.parametrize("roster", ROSTERS)
+# the other rosters thorough (6 s)
+@pytest.mark.parametrize("roster", [ROSTERS[0]] + [pytest.param(r, marks=pytest.mark.thorough) for r in ROSTERS[1:]])
 def test_one_person_changes_only_edges_at_that_person_on_every_small_log(roster):
     """Every log of ≤ 3 messages on 3 people (group, direct and self messages): removing a
     person's messages changes only edges at that person, so under "replace" (both logs against the
@@ -121,14 +122,16 @@ def test_chains_into_the_node_level_degree_distribution():
     assert release.theta in (2, 4) and abs(release.histogram.sum() - len(roster)) < 1e-6
 
 
-def test_with_owners_filters_each_message_by_its_own_owners():
+# every log of up to 2 messages by default, of up to 3 in the thorough tier (14 s)
+@pytest.mark.parametrize("size", [pytest.param(3, marks=pytest.mark.thorough), 2])
+def test_with_owners_filters_each_message_by_its_own_owners(size):
     log = direct_log([(0, (1,)), (1, (0, 2)), (2, (2,)), (0, (1,))])
     assert log.with_owners(2, 2).num_messages == 2
     assert log.with_owners(3).num_messages == 1 and log.with_owners(1, 1).num_messages == 1
     with pytest.raises(ValueError, match="below min_owners"):
         log.with_owners(3, 2)
     # a per-message filter keeps the capped total's stability: every small log, every person
-    for messages in small_logs(3):
+    for messages in small_logs(size):
         for v in PEOPLE:
             a = dpg.polars.capped_total(direct_log(list(messages)).with_owners(3), 1.0)
             b = dpg.polars.capped_total(direct_log(without(list(messages), v)).with_owners(3), 1.0)
@@ -171,7 +174,12 @@ def _without_person(edges, v):
     return [e for e in edges if v not in e]
 
 
-@pytest.mark.parametrize("nodes, thetas", [(5, (1, 2, 3)), pytest.param(6, (1, 2), marks=pytest.mark.slow)])
+# every graph on 4 people by default, on 5 in the thorough tier (9 s), on 6 under -m slow
+@pytest.mark.parametrize("nodes, thetas", [
+    pytest.param(4, (1, 2), id="4-thetas-1-2"),
+    pytest.param(5, (1, 2, 3), id="5-thetas0", marks=pytest.mark.thorough),
+    pytest.param(6, (1, 2), id="6-thetas1", marks=pytest.mark.slow),
+])
 def test_degree_tails_move_at_most_2theta_on_every_small_graph(nodes, thetas):
     """Every simple graph on ``nodes`` people, written as direct messages; each person removed
     with all their messages (the smaller log has only the people left in it) and every pair of

@@ -94,14 +94,15 @@ def test_bad_logs_are_refused_with_a_clear_error(frame, kwargs, error, match):
         M.message_log(frame, **kwargs)
 
 
-# every log of up to 3 messages at τ = 1 for "messages" in the default run (up to 2 for the other
-# kinds), and at the fractional and larger caps up to 2 messages; all of them up to 3 with -m slow
+# every log of up to 2 messages in the default run, every kind at τ = 1 and "messages" at the
+# fractional and larger caps; in the thorough tier the other kinds at those caps (6 s) and up to 3
+# messages at τ = 1 for "messages" (12 s); all of them up to 3 with -m slow
 KINDS = ("messages", "deliveries", "pairs")
 EXHAUSTIVE = (
-    [("messages", 1, 3)]
+    [pytest.param("messages", 1, 3, marks=pytest.mark.thorough), ("messages", 1, 2)]
     + [(kind, 1, 2) for kind in KINDS[1:]]
     + [pytest.param(kind, 1, 3, marks=pytest.mark.slow) for kind in KINDS[1:]]
-    + [(kind, tau, 2) for kind in KINDS for tau in (0.5, 2)]
+    + [pytest.param(kind, tau, 2, marks=[] if kind == "messages" else [pytest.mark.thorough]) for kind in KINDS for tau in (0.5, 2)]
     + [pytest.param(kind, tau, 3, marks=pytest.mark.slow) for kind in KINDS for tau in (0.5, 2)]
 )
 
@@ -148,9 +149,11 @@ def test_capped_total_is_an_extension_and_a_lower_bound():
         assert all(a >= b - 1e-9 for a, b in zip(ratios, ratios[1:]))  # Q(τ)/τ nonincreasing (concave, Q(0)=0)
 
 
-def test_capped_total_on_random_larger_logs_person_removed():
+# the first 3 of the 15 trials by default, all 15 (8.5 s) in the thorough tier
+@pytest.mark.parametrize("trials", [pytest.param(15, marks=pytest.mark.thorough), 3])
+def test_capped_total_on_random_larger_logs_person_removed(trials):
     rng = np.random.default_rng(3)
-    for trial in range(15):  # 30 trials took 6.6 s of the default run's budget
+    for trial in range(trials):  # 30 trials took 6.6 s of the default run's budget
         people = 12
         messages = []
         for _ in range(rng.integers(20, 80)):

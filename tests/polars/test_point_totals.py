@@ -23,15 +23,22 @@ CAPS = (0.5, 1.0, 2.0)
 
 
 # "deliveries" weighs each message by its recipients, as "messages" by 1: the same program with other
-# weights, under -m slow (6 s); "pairs" is the other program (the coverage)
-@pytest.mark.parametrize("kind", ["messages", pytest.param("deliveries", marks=pytest.mark.slow), "pairs"])
-def test_scores_move_at_most_one_per_person_on_every_small_log(kind):
-    """Every log of at most 2 messages on 3 people (group and self messages included), every
+# weights, under -m slow (6 s); "pairs" is the other program (the coverage). Logs of at most one
+# message by default, of two in the thorough tier (7 s and 15 s)
+@pytest.mark.parametrize("kind, size", [
+    pytest.param("messages", 2, id="messages", marks=pytest.mark.thorough),
+    pytest.param("deliveries", 2, id="deliveries", marks=pytest.mark.slow),
+    pytest.param("pairs", 2, id="pairs", marks=pytest.mark.thorough),
+    pytest.param("messages", 1, id="messages-1"),
+    pytest.param("pairs", 1, id="pairs-1"),
+])
+def test_scores_move_at_most_one_per_person_on_every_small_log(kind, size):
+    """Every log of at most 2 (``size``) messages on 3 people (group and self messages included), every
     person removed (add/remove) and every pair of logs equal outside one person's messages
     (replace), three penalty vectors: GEM's scores move by at most 1 (+ the LP slack) in L∞."""
     slack = M.LP_TOLERANCE
     for penalties in ((0.0, 0.0, 0.0), (0.3, 0.1, 1.7), (2.0, 0.0, 5.0)):
-        score = {m: P.cap_scores(direct_log(m), CAPS, penalties, kind) for m in small_logs(2)}
+        score = {m: P.cap_scores(direct_log(m), CAPS, penalties, kind) for m in small_logs(size)}
         worst = 0.0
         by_rest: dict = {}
         for messages, s in score.items():
@@ -49,11 +56,13 @@ def test_scores_move_at_most_one_per_person_on_every_small_log(kind):
         assert worst > 0.3
 
 
-def test_scores_on_random_larger_logs():
+# the first 10 of the 60 random logs by default, all 60 (8 s) in the thorough tier
+@pytest.mark.parametrize("logs", [pytest.param(60, marks=pytest.mark.thorough), 10])
+def test_scores_on_random_larger_logs(logs):
     rng = random.Random(3)
     shapes = [(s, r) for s in range(6) for n in (1, 2) for r in itertools.combinations(range(6), n)]
     caps = (1.0, 2.0, 4.0, 8.0)
-    for _ in range(60):
+    for _ in range(logs):
         messages = [rng.choice(shapes) for _ in range(rng.randrange(5, 30))]
         penalties = [rng.uniform(0, 6) for _ in caps]
         full = P.cap_scores(direct_log(messages, people=tuple(range(6))), caps, penalties)

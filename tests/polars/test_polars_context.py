@@ -687,6 +687,7 @@ def test_truncate_num_groups_as_recommended_releases():
         dpg.polars.check_privacy_unit(claim, unit)
 
 
+@pytest.mark.thorough  # pins OpenDP's behaviour (5 s); by default test_truncate_num_groups_as_recommended_releases
 def test_truncate_num_groups_default_keep_still_fails_in_opendp_0_16():
     """Pins the upstream failure our docs work around; when OpenDP fixes it, this fails: drop the
     keep="first" advice from polars/_units.py and this test."""
@@ -700,6 +701,7 @@ def test_truncate_num_groups_default_keep_still_fails_in_opendp_0_16():
         query.release().collect()
 
 
+@pytest.mark.thorough  # 15 s of OpenDP's scale searches; by default the doctests of UnitContext.accounting
 def test_accounting_is_numbers():
     log = _chat_log().drop("words")
     for loss, columns in [(dp.loss_of(epsilon=1.0), {"epsilon": pl.Float64}), (dp.loss_of(rho=0.5), {"rho": pl.Float64}),

@@ -313,7 +313,7 @@ def paw_labellings():
     [EdgeLevelModel(), MarkovQuiltModel(2), MarkovQuiltModel(3), MarkovQuiltModel(4), BinomialModel(0.0, 1.0, [3])],
     ids=repr,
 )
-@pytest.mark.parametrize("c", [1, 2])
+@pytest.mark.parametrize("c", [1, pytest.param(2, marks=pytest.mark.thorough)])  # c = 1 < |V| by default, c = 2 thorough (4 s)
 def test_label_count_stability_bruteforce(paw_labellings, model, c):
     g, graphs = paw_labellings
     metric = dpg.pufferfish_distance(model)

@@ -26,6 +26,7 @@ def read(path):
         return list(csv.DictReader(fh))
 
 
+@pytest.mark.thorough  # the experiment's quick reproduction (10 s); its pieces are tested by default
 def test_quick_reproduction(enron_dir, tmp_path, capsys):
     assert experiment.main(["--data", str(enron_dir), "--quick", "--out", str(tmp_path)]) == 0
     printed = capsys.readouterr().out
@@ -65,6 +66,7 @@ def test_plots_need_laws():
     plt.close("all")
 
 
+@pytest.mark.thorough  # a usefulness table (5 s)
 def test_usefulness_table_on_a_synthetic_graph():
     """The ε = 1 / ε = 10 table: every row's privacy is what it says, W_δ never exceeds the exact W,
     and the noise, the threshold and the RMSE follow W and ε."""

@@ -185,7 +185,8 @@ def test_binomial_gaps_exact_for_large_neighbourhoods(n, p0, p1):
     assert tuple(binomial_gap_range(n, p0, p1)) == exact_binomial_gaps_integers(n, p0, p1)
 
 
-@pytest.mark.parametrize("seed", range(40))
+# seeds 0–9 by default, 10–39 in the thorough tier
+@pytest.mark.parametrize("seed", [s if s < 10 else pytest.param(s, marks=pytest.mark.thorough) for s in range(40)])
 def test_int64_count_path_equals_exact_path(seed):
     """Integer count vectors take an int64 path; it must equal the Python-integer path (object
     arrays) and the midpoint brute force, including near-overflow totals and long zero runs."""
@@ -220,7 +221,8 @@ def _every_size(model):
     return min(g[0] for g in gaps), max(g[1] for g in gaps), dict(zip(model.neighbour_counts.tolist(), gaps))
 
 
-@pytest.mark.parametrize("seed", range(40))
+# seeds 0–9 by default, 10–39 in the thorough tier
+@pytest.mark.parametrize("seed", [s if s < 10 else pytest.param(s, marks=pytest.mark.thorough) for s in range(40)])
 def test_binomial_w_skips_only_sizes_inside_the_extremes(seed):
     """The Binomial W skips a size n' when its gaps are bounded by those of a larger computed size
     (``d_max(n') <= d_max(n) + n − n'``, ``d_min(n') >= d_min(n) − (n − n')``) or by ``[low, n' + 1]``:

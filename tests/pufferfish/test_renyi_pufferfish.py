@@ -97,7 +97,14 @@ def vocabulary(model):
 
 
 # ----------------------------------------------------------------------------- one release
-@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+# one case of each kind of model by default (7 of 21), the others thorough (6 s)
+DEFAULT_CASES = {"binomial-0.05-0.7-path4", "binomial-box-paw", "binomial-point-paw", "conditional-bound-path4",
+                 "conditional-ignore-paw", "global-fit-path4", "global-gaps-1-3-paw"}
+
+
+@pytest.mark.parametrize(
+    "case", [pytest.param(c, id=c[0], marks=[] if c[0] in DEFAULT_CASES else [pytest.mark.thorough]) for c in CASES]
+)
 def test_gaussian_release_is_renyi_pufferfish(case):
     """Every secret pair, every enumerated attacker, both directions: ``D_α ≤ α·ρ`` with ρ
     OpenDP's map of the measurement the package builds, at two scales."""
@@ -152,7 +159,12 @@ COMPOSITION_CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", COMPOSITION_CASES, ids=[c[0] for c in COMPOSITION_CASES])
+# the negatively correlated Binomial (3 s) in the thorough tier: by default the Binomial, Global and
+# Conditional models (and the negative one's single release in test_gaussian_release_is_renyi_pufferfish)
+@pytest.mark.parametrize(
+    "case",
+    [pytest.param(c, id=c[0], marks=[pytest.mark.thorough] if c[0] == "binomial-negative" else []) for c in COMPOSITION_CASES],
+)
 def test_composed_releases_add_rho(case):
     """The same counts released twice (scales 1.5 and 2.5), and counts of two vocabularies: the
     joint output's ``D_α ≤ α·(ρ₁ + ρ₂)``, OpenDP's composed ρ; and, for the repeated release,

@@ -124,6 +124,7 @@ def test_threads_follow_the_environment(monkeypatch):
     assert 1 <= _stats._workers() <= _stats._MAX_WORKERS
 
 
+@pytest.mark.thorough  # a subprocess (3 s)
 def test_without_numba_the_import_says_so(python_output):
     """Numba is required (no other engine): where it cannot be imported, ``import opendp_graph``
     raises an ImportError naming it and how to install it, not a failure deep inside a fit."""

@@ -57,6 +57,7 @@ def test_nothing_released_gives_the_snapshot_model():
     assert out.model.prob("prices", ["gas"]) == NGramModel.from_counts(SNAPSHOT, order=2, vocabulary=["gas", "prices"]).prob("prices", ["gas"])
 
 
+@pytest.mark.thorough  # a usefulness figure (4 s)
 def test_it_learns_what_the_snapshot_cannot_and_more_budget_does_not_hurt(chat):
     alone = NGramModel.from_counts(chat["snapshot"], order=2, vocabulary=chat["vocabulary"]).perplexity(chat["held"])
     values = {}

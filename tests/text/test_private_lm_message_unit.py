@@ -31,7 +31,7 @@ def counts(log: pl.DataFrame, cap: int) -> dict[str, int]:
     return label_count_map(graph, cap)
 
 
-@pytest.mark.parametrize("cap", [1, 3, 6])
+@pytest.mark.parametrize("cap", [1, 3, pytest.param(6, marks=pytest.mark.thorough)])  # caps 1 and 3 by default, 6 thorough (2 s)
 def test_removing_any_message_moves_the_counts_within_the_map_at_one_edge(cap):
     """Every message of 40 random logs (messages to oneself and to several people among them):
     the counts without it differ from the counts with it by at most the map of
@@ -99,6 +99,7 @@ def test_the_message_column_is_checked_before_any_text_is_read():
         )
 
 
+@pytest.mark.thorough  # a usefulness figure on the chat text (4 s)
 def test_it_learns_on_the_chat_text_as_much_as_the_pair_unit():
     """On the synthetic chat text at ε = 1 the message unit's model is well below the snapshot's and
     no worse than the pair unit's (measured 39.4 against 39.5 and 46.1, medians of 3: on this log

@@ -133,6 +133,7 @@ def test_a_frame_snapshot_is_one_text_per_message():
     assert out.vocabulary == ("gas", "prices")
 
 
+@pytest.mark.thorough  # a usefulness figure on the chat text (3 s)
 def test_it_learns_on_the_chat_text_and_more_budget_does_not_hurt():
     from benchmarks import chat_text_lm as CT
 
@@ -355,6 +356,7 @@ def test_the_person_route_spends_what_it_says_and_checks_the_bound_first():
         one_call(log.drop("message_id"), unit)
 
 
+@pytest.mark.thorough  # a usefulness figure on the chat text (6 s)
 def test_person_level_learns_on_the_chat_text_at_epsilon_ten():
     """Measured (60,000 messages, D = 1,024): the snapshot 182.6, person level at ε = 10 about
     173 (benchmarks/CHAT_TEXT_LM.txt); on 12,000 messages (a mixture did worse there, 54 against 46)

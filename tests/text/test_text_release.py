@@ -35,8 +35,8 @@ def without(messages, person):
     return [m for m in messages if person not in m[0]]
 
 
-def small_logs(full):
-    """Every log of at most two messages over the owner sets (all seven with ``full``, else four)
+def small_logs(full, most=2):
+    """Every log of at most two (``most``) messages over the owner sets (all seven with ``full``, else four)
     and the n-gram lists, and every log of three messages over a smaller choice (the busiest
     owner then owns up to 3)."""
     owner_sets = [s for r in (1, 2, 3) for s in itertools.combinations(PEOPLE, r)]
@@ -44,14 +44,20 @@ def small_logs(full):
     if not full:
         owner_sets, grams = [(0,), (0, 1), (1, 2), (0, 1, 2)], grams[1:]
     options = [(o, g) for o in owner_sets for g in grams]
-    for size in (0, 1, 2):
+    for size in range(most + 1):
         yield from itertools.product(options, repeat=size)
     few = [((0, 1), ["a", "b", "a b"]), ((0,), ["a"]), ((1, 2), ["b", "a"])]
     yield from itertools.product(few, repeat=3)
 
 
-@pytest.mark.parametrize("full", [False, pytest.param(True, marks=pytest.mark.slow)], ids=["four-owner-sets", "every-owner-set"])
-def test_person_counts_move_at_most_the_map_on_every_small_log(full):
+# by default the logs of at most one message over four owner sets (and the three-message ones), in
+# the thorough tier those of at most two (11 s), every owner set under -m slow
+@pytest.mark.parametrize("full, most", [
+    pytest.param(False, 2, id="four-owner-sets", marks=pytest.mark.thorough),
+    pytest.param(True, 2, id="every-owner-set", marks=pytest.mark.slow),
+    pytest.param(False, 1, id="four-owner-sets-one-message"),
+])
+def test_person_counts_move_at_most_the_map_on_every_small_log(full, most):
     """ℓ1 and ℓ2, caps 1 and 2: each table is built once and counted by all four (every owner
     set, 840 logs and 10 s, under -m slow)."""
     domain, metric = T.person_text_domain(3), dpg.polars.person_log_distance()
@@ -62,7 +68,7 @@ def test_person_counts_move_at_most_the_map_on_every_small_log(full):
     for (norm, cap), counts in queries.items():
         assert counts.map(1) == pytest.approx(3 * (math.sqrt(cap) if norm == "l2" else cap))
     worst = dict.fromkeys(queries, 0.0)
-    for log in small_logs(full):
+    for log in small_logs(full, most):
         tables = [table(list(log))] + [table(without(list(log), p)) for p in PEOPLE]
         for key, counts in queries.items():
             full, *smaller = (np.array(counts(t), dtype=float) for t in tables)

@@ -216,7 +216,7 @@ def test_sqrt_up_is_the_least_float_at_or_above_the_root():
 # ----------------------------------------------------------------------------- edge and group distance
 @pytest.mark.parametrize("make", [HIST, CUM], ids=["hist", "cum"])
 @pytest.mark.parametrize("bins", [0, 1, 2, 3])
-@pytest.mark.parametrize("num_nodes", [None, 4])
+@pytest.mark.parametrize("num_nodes", [None, pytest.param(4, marks=pytest.mark.thorough)])  # a fixed node count: thorough
 def test_histograms_under_edge_distance(make, bins, num_nodes):
     t = make(dpg.graph_domain(num_nodes=num_nodes), dpg.edge_distance(), max_degree=bins, output_metric=L2)
     worst = _run_pairs4(t, "edge")
@@ -249,7 +249,7 @@ def test_histograms_under_group_distance(make, bins):
 
 # ----------------------------------------------------------------------------- node distance
 @pytest.mark.parametrize("make", [HIST, CUM], ids=["hist", "cum"])
-@pytest.mark.parametrize("D", [1, 2, 3, 4])
+@pytest.mark.parametrize("D", [1, pytest.param(2, marks=pytest.mark.thorough), 3, pytest.param(4, marks=pytest.mark.thorough)])  # D = 2, 4: thorough
 @pytest.mark.parametrize("last_bin", ["0", "D-1", "D", "D+1"])
 def test_histograms_under_node_distance(make, D, last_bin):
     bins = {"0": 0, "D-1": max(1, D - 1), "D": D, "D+1": D + 1}[last_bin]
@@ -341,7 +341,7 @@ def test_node_distance_on_every_rewiring_of_every_graph_on_6_nodes(make):
 
 
 # ----------------------------------------------------------------------------- node insertion
-@pytest.mark.parametrize("n, D", [(4, 2), (5, 2), (5, 3)])
+@pytest.mark.parametrize("n, D", [(4, 2), pytest.param(5, 2, marks=pytest.mark.thorough), (5, 3)])  # (5, 2): (4, 2) on 5 nodes
 def test_histograms_under_node_insertion(n, D):
     pairs = list(insertion_pairs(n, D))
     domain, metric = dpg.graph_domain(max_degree=D), dpg.node_insertion_distance()
@@ -458,7 +458,7 @@ def test_histograms_under_padded_distance(theta, bins):
         assert reached(hist.map(theta + 1), worst_hist[theta + 1])
 
 
-@pytest.mark.parametrize("theta", [1, 2, 3])
+@pytest.mark.parametrize("theta", [1, pytest.param(2, marks=pytest.mark.thorough), pytest.param(3, marks=pytest.mark.thorough)])  # θ = 2, 3: thorough (8 s)
 def test_projection_chains_under_node_insertion(theta):
     """After the projection under node insertion (padded distance ``K = θ``): within the map,
     over every graph on 5 nodes and every deleted node."""
@@ -488,7 +488,7 @@ def test_histograms_under_degree_sequence_distance(make, bins):
             assert reached(t.map(d), worst[d])
 
 
-@pytest.mark.parametrize("theta", [1, 2])
+@pytest.mark.parametrize("theta", [1, pytest.param(2, marks=pytest.mark.thorough)])  # θ = 2: thorough (3 s)
 def test_projection_chains_under_node_distance(theta):
     proj = dpg.make_degree_projection(dpg.graph_domain(), dpg.node_distance(), theta)
     projected = [degree_projection(g, theta) for g in GRAPHS5]  # what the chain runs first

@@ -140,8 +140,8 @@ def core_maps(c):
 TIGHT3 = {"edge": (1, 2, 3), "label": (1, 2, 3), "group2": (1,), "node": (1,)}
 
 
-@pytest.mark.parametrize("metric_name", list(METRIC3))
-@pytest.mark.parametrize("cap", [None, 1, 2])
+@pytest.mark.parametrize("metric_name", [m if m != "group2" else pytest.param(m, marks=pytest.mark.thorough) for m in METRIC3])  # group: thorough
+@pytest.mark.parametrize("cap", [None, 1, pytest.param(2, marks=pytest.mark.thorough)])  # a binding cap: 1 by default, 2 thorough
 def test_core_l2_exhaustive(metric_name, cap):
     """Every pair of labelled graphs on 3 nodes in the domain, at every finite distance: the ℓ2
     change of the counts is within ``map(d)``, the map's ``(ℓ0, ℓ2, ℓ∞)`` within its bound, and
@@ -222,6 +222,7 @@ def insertion_pairs_labelled():
     return graphs, {k: np.array(v) for k, v in pairs.items()}
 
 
+@pytest.mark.thorough  # 12 s: test_node_insertion_l2_exhaustive uses the same pairs by default
 def test_insertion_pairs_are_at_their_distance():
     rng = np.random.default_rng(2)
     metric = dpg.node_insertion_distance().descriptor
@@ -231,6 +232,9 @@ def test_insertion_pairs_are_at_their_distance():
             assert metric.distance(graphs[i], graphs[j]) == k
 
 
+# thorough: building every labelled insertion pair takes 9 s; by default tests/transformations/test_node_insertion.py
+# checks the label queries under node insertion
+@pytest.mark.thorough
 @pytest.mark.parametrize("cap", [None, 1])
 def test_node_insertion_l2_exhaustive(cap):
     """``√c_eff·d·D`` (``D = 2``), reached at ``d = 1`` (a node with two edges carrying the same

@@ -461,8 +461,8 @@ def test_neighbour_pairs_are_at_distance_one():
             assert descriptor.distance(GRAPHS3[xs[k]], GRAPHS3[ys[k]]) == 1, (name, CODES3[xs[k]], CODES3[ys[k]])
 
 
-@pytest.mark.parametrize("metric_name", list(METRIC3))
-@pytest.mark.parametrize("cap", [None, 1, 2])
+@pytest.mark.parametrize("metric_name", [m if m != "group2" else pytest.param(m, marks=pytest.mark.thorough) for m in METRIC3])  # group: thorough
+@pytest.mark.parametrize("cap", [None, 1, pytest.param(2, marks=pytest.mark.thorough)])  # a binding cap: 1 by default, 2 thorough
 def test_core_label_rules_exhaustive(metric_name, cap):
     """Every neighbour pair of labelled graphs on 3 nodes (3 properties), counts with
     vocabularies smaller than, equal to and larger than ``c``, and the map: the maps are the

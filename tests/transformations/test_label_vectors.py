@@ -29,7 +29,7 @@ def _l2(a, b) -> float:
     return float(np.sqrt(np.sum((np.asarray(a) - np.asarray(b)) ** 2)))
 
 
-@pytest.mark.parametrize("norm_bound", [1.0, 1.5])
+@pytest.mark.parametrize("norm_bound", [pytest.param(1.0, marks=pytest.mark.thorough), 1.5])  # a whole bound: thorough (3 s)
 def test_within_the_map_for_every_edge_toggle_and_reached(norm_bound):
     dp.enable_features("contrib", "honest-but-curious")
     vocabulary = ["a", "b", "c", "d"]  # "e" is outside: ignored, so it must not count towards n

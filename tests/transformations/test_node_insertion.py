@@ -130,7 +130,8 @@ def test_distance_is_minimal_on_every_small_pair():
 
 
 # ----------------------------------------------------------------------------- queries on the raw graph
-@pytest.mark.parametrize("n,D", [(4, 2), (5, 2), (5, 4)])
+# n = 4 by default; n = 5 (D = 2 again, and D = 4) in the thorough tier (9 s)
+@pytest.mark.parametrize("n,D", [(4, 2), pytest.param(5, 2, marks=pytest.mark.thorough), pytest.param(5, 4, marks=pytest.mark.thorough)])
 def test_raw_queries_reach_and_respect_their_insertion_bounds(n, D):
     pairs = list(insertion_pairs(n, D))
     domain = dpg.graph_domain(max_degree=D)
@@ -153,12 +154,14 @@ def test_raw_queries_reach_and_respect_their_insertion_bounds(n, D):
     assert dpg.make_cumulative_degree_histogram(domain, metric, max_degree=D + 2).map(1) == D + 3
 
 
-def test_two_insertions_stay_within_twice_the_bound():
+# every graph on 4 nodes by default, on 5 in the thorough tier (9 s)
+@pytest.mark.parametrize("n", [pytest.param(5, marks=pytest.mark.thorough), 4])
+def test_two_insertions_stay_within_twice_the_bound(n):
     domain, metric = dpg.graph_domain(max_degree=3), dpg.node_insertion_distance()
     t = dpg.make_cumulative_degree_histogram(domain, metric, max_degree=3)
     m = NodeInsertionDistance()
-    for g in all_graphs(5, max_degree=3):
-        for pair in itertools.combinations(range(5), 2):
+    for g in all_graphs(n, max_degree=3):
+        for pair in itertools.combinations(range(n), 2):
             h = without(g, set(pair))
             assert m.distance(g, h) == 2
             assert l1(t(g), t(h)) <= t.map(2)
@@ -199,7 +202,8 @@ def test_label_queries_under_insertion():
 
 
 # ----------------------------------------------------------------------------- the projection
-@pytest.mark.parametrize("n,theta", [(4, 1), (4, 2), (5, 1), (5, 2), (5, 3)])
+# n = 4 by default; n = 5 in the thorough tier (13 s)
+@pytest.mark.parametrize("n,theta", [(4, 1), (4, 2)] + [pytest.param(5, theta, marks=pytest.mark.thorough) for theta in (1, 2, 3)])
 def test_projection_is_theta_plus_one_from_insertion(n, theta):
     """Day, Li & Lyu's θ + 1: the padded degree distance and the θ-cumulative histogram after
     the projection, over every graph on n nodes and every deleted node; reached."""
@@ -218,7 +222,7 @@ def test_projection_is_theta_plus_one_from_insertion(n, theta):
     assert worst(wider, pairs, l1) <= wider.map(1) == 3 * (theta + 1)
 
 
-@pytest.mark.parametrize("n,theta", [(4, 1), (4, 2), (5, 2), (5, 3)])
+@pytest.mark.parametrize("n,theta", [(4, 1), (4, 2), pytest.param(5, 2, marks=pytest.mark.thorough), (5, 3)])  # (5, 2): (4, 2) on 5 nodes
 def test_edge_count_after_the_projection_under_insertion(n, theta):
     """Issue 29: ``then_edge_count`` after the projection under node insertion has a rule
     (``⌊θ·d/2⌋`` on the padded distance); brute force over every graph and deleted node stays

@@ -138,16 +138,21 @@ def _without(g, v):
     )
 
 
-@pytest.mark.parametrize("theta", [1, pytest.param(2, marks=pytest.mark.slow)])
-def test_mixed_spellings_brute_force_node_insertion(theta):
-    """Every graph on 5 nodes, each node deleted, both graphs' ids spelled at random (str vs
+# every graph on 4 nodes by default, on 5 in the thorough tier (18 s), θ = 2 on 5 under -m slow
+@pytest.mark.parametrize("theta, nodes", [
+    pytest.param(1, 5, id="1", marks=pytest.mark.thorough),
+    pytest.param(1, 4, id="1-4-nodes"),
+    pytest.param(2, 5, id="2", marks=pytest.mark.slow),
+])
+def test_mixed_spellings_brute_force_node_insertion(theta, nodes):
+    """Every graph on 5 (``nodes``) nodes, each node deleted, both graphs' ids spelled at random (str vs
     np.str_, 1 vs 1.0 vs np.int64(1) vs True, ...): the padded degree distance and the
     cumulative histogram move within ``map(1)``."""
     rng = np.random.default_rng(theta)
     proj = dpg.make_degree_projection(dpg.graph_domain(), dpg.node_insertion_distance(), theta)
     chain = proj >> dpg.then_cumulative_degree_histogram(max_degree=theta)
-    pairs = [(_spelled(g, rng), _spelled(g, rng)) for g in all_graphs(5)]
-    pairs = [(a, _without(b, v)) for a, b in pairs for v in range(5)]
+    pairs = [(_spelled(g, rng), _spelled(g, rng)) for g in all_graphs(nodes)]
+    pairs = [(a, _without(b, v)) for a, b in pairs for v in range(nodes)]
     report = check_stability(chain, chain.map, pairs, NodeInsertionDistance().distance, l1)
     assert report.pairs == len(pairs) and not report.violations
     padded = PaddedDegreeDistance(theta)
@@ -293,6 +298,7 @@ def test_colliding_and_mixed_ids_random_node_insertion(theta):
     assert not report.violations
 
 
+@pytest.mark.thorough  # 9 s: by default test_colliding_and_mixed_ids_random_node_insertion
 def test_colliding_ids_brute_force_node_distance():
     """Every graph on 4 nodes with colliding ids, each node rewired every way: the θ = 1 and
     θ = 2 degree histograms move within ``map(1)``."""

@@ -116,7 +116,9 @@ def _run(make, kwargs, out, metric_name, domain_kwargs, pair_sets):
 
 
 @pytest.mark.parametrize("query", sorted(STRUCTURE_QUERIES))
-@pytest.mark.parametrize("metric_name", ["edge", "group2", "label"])
+# group distance and edge-label distance thorough (7 s): by default edge distance here, and
+# test_label_change_is_free_for_structure_queries under edge-label distance
+@pytest.mark.parametrize("metric_name", ["edge", pytest.param("group2", marks=pytest.mark.thorough), pytest.param("label", marks=pytest.mark.thorough)])
 def test_structure_queries_edge_like_metrics(query, metric_name):
     make, kwargs, out = STRUCTURE_QUERIES[query]
     domain_kwargs = {"num_nodes": 5} if query == "triangle_count" else {}
@@ -135,7 +137,7 @@ def test_structure_queries_edge_like_metrics(query, metric_name):
 
 
 @pytest.mark.parametrize("query", sorted(STRUCTURE_QUERIES))
-@pytest.mark.parametrize("max_degree", [1, 2, 3])
+@pytest.mark.parametrize("max_degree", [1, pytest.param(2, marks=pytest.mark.thorough), pytest.param(3, marks=pytest.mark.thorough)])  # D = 2, 3: thorough (13 s)
 def test_structure_queries_node_metric(query, max_degree):
     make, kwargs, out = STRUCTURE_QUERIES[query]
     t, reports = _run(make, kwargs, out, "node", {"max_degree": max_degree}, [PAIRS4, NODE_NEIGHBOURS5])
@@ -207,7 +209,7 @@ def test_label_selection_reads_only_the_edge_and_follows_vocabulary_order():
 
 
 # ----------------------------------------------------------------------------- projection
-@pytest.mark.parametrize("theta", [1, 2, 3])
+@pytest.mark.parametrize("theta", [1, pytest.param(2, marks=pytest.mark.thorough), pytest.param(3, marks=pytest.mark.thorough)])  # θ = 2 (3 s), θ = 3 (not reached on 5 nodes): thorough
 def test_projection_is_2theta_stable_from_node_distance(theta):
     t = dpg.make_degree_projection(dpg.graph_domain(), dpg.node_distance(), theta)
     assert t.map(1) == 2 * theta
@@ -225,7 +227,7 @@ def test_projection_is_2theta_stable_from_node_distance(theta):
     assert report.ok, report.violations[:3]
 
 
-@pytest.mark.parametrize("theta, max_degree", [(3, 1), (3, 2), (2, 1), (2, 2)])
+@pytest.mark.parametrize("theta, max_degree", [(3, 1), pytest.param(3, 2, marks=pytest.mark.thorough), (2, 1), (2, 2)])  # θ > D: (3, 1) by default
 def test_projection_on_a_degree_bounded_domain_is_2_min_theta_d(theta, max_degree):
     # below θ the domain's own bound D is what limits a node's kept edges: 2·min(θ, D) per node
     domain = dpg.graph_domain(max_degree=max_degree)
@@ -244,7 +246,7 @@ def test_projection_on_a_degree_bounded_domain_is_2_min_theta_d(theta, max_degre
     assert report.ok, report.violations[:3]
 
 
-@pytest.mark.parametrize("theta", [1, 2])
+@pytest.mark.parametrize("theta", [1, pytest.param(2, marks=pytest.mark.thorough)])  # θ = 2: thorough (5 s)
 def test_projection_is_2_stable_from_edge_distance(theta):
     t = dpg.make_degree_projection(dpg.graph_domain(), dpg.edge_distance(), theta)
     f = lru_cache(maxsize=None)(t)

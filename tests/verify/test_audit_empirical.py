@@ -83,6 +83,7 @@ def test_unbatched_measurement_and_fixed_inputs():
     assert 0.2 < res.epsilon_lower <= 1.0, res  # expected ≈ 0.6
 
 
+@pytest.mark.thorough  # an empirical audit (4 s)
 def test_vector_outputs_use_coordinates_and_a_projection():
     # degree histogram: neighbours differ in 4 cells (L1 = 4); scale 4 → ε = 1; halved → ε = 2.
     space = dpg.graph_domain(num_nodes=4), dpg.edge_distance()
@@ -98,6 +99,7 @@ def test_vector_outputs_use_coordinates_and_a_projection():
     assert r_bad.exceeds(1.0), r_bad  # 2.67 ± 0.27 over 6 repetitions
 
 
+@pytest.mark.thorough  # an empirical audit (11 s)
 def test_approximate_dp_and_the_laplace_threshold_off_by_one():
     # A key with count 1 vs no key. OpenDP 0.16 releases a key when noisy count ≥ threshold, but its
     # δ is the tail P(Z > threshold − 1) (opendp/opendp#2922), a factor e^{1/scale} too small. The

@@ -123,6 +123,7 @@ def test_node_level_projection_exact_and_audit():
     assert not empirical_epsilon(meas, g0, g1, samples=1_000, confidence=SAFE).exceeds(EPS)
 
 
+@pytest.mark.thorough  # an empirical audit (4 s)
 def test_node_level_data_dependent_max_degree_is_caught():
     # The planted bug: the degree bound (and so the noise scale) read off the private graph.
     # Star: bound 5, scale 12; empty graph: bound 1, scale 4. The loss is unbounded in the tails.
@@ -209,6 +210,7 @@ def _far_mass_model():
     return GraphDistribution.from_log_weights(4, log_weight)
 
 
+@pytest.mark.thorough  # an empirical audit (3 s)
 def test_pufferfish_w_infinity_versus_w1():
     dist = _far_mass_model()
     counts = dist.edges.sum(axis=1)
@@ -264,6 +266,7 @@ def test_label_threshold_release_audited():
     assert empirical_epsilon(meas, g0, g1, samples=8_000, statistic=stat, delta=reported, confidence=0.999).exceeds(eps)
 
 
+@pytest.mark.thorough  # an empirical audit (7 s)
 def test_pufferfish_binomial_release_on_a_star():
     # The Pufferfish metric of opendp_graph.pufferfish with a Binomial model: on a star every edge is
     # adjacent to the secret edge {0,1}; given the secret, the other 4 edges carry "a" independently
