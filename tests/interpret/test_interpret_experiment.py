@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 
 import opendp.prelude as dp
+import pytest
 
 import opendp_graph as dpg
 from opendp_graph.interpret import queens_alpha, queens_distribution
@@ -12,6 +13,7 @@ from opendp_graph.verify import empirical_epsilon, exact_epsilon
 from reproductions import interpret as exp
 
 
+@pytest.mark.thorough  # the experiment's quick reproduction (3 s), like the other reproductions'
 def test_quick_run_shows_the_gap_and_the_pufferfish_fix(tmp_path):
     assert exp.main(["--quick", "--out", str(tmp_path)]) == 0
     with open(tmp_path / "queens.csv") as fh:
