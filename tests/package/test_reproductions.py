@@ -175,20 +175,19 @@ def check_reproduction(argv, out_dir, expected, stages, capsys, monkeypatch):
             assert re.search(rf"\| (\d+)/\1 {unit} \[", bars[label]), bars[label]
 
 
-@pytest.mark.thorough  # a subprocess (2 s)
 def test_interpret_lists_its_files_and_shows_progress(tmp_path, capsys, monkeypatch):
     check_reproduction(["interpret", "--quick"], tmp_path / "new" / "folder", ["queens.csv", "queens.png"], {"two queens": None}, capsys, monkeypatch)
 
 
-@pytest.mark.thorough  # a subprocess (3 s)
+@pytest.mark.thorough  # the Deezer reproduction's quick run (3 s): by default the interpret one checks the listing and the bars
 def test_blowfish_lists_its_files_and_shows_progress(dataset, tmp_path, capsys, monkeypatch):
     files = [f"blowfish_{part}.{ext}" for part in ("mse", "sensitivity", "extrapolation") for ext in ("csv", "png")]
     check_reproduction(["blowfish", "--data", str(dataset("deezer")), "--quick"], tmp_path, files, {"Blowfish (Deezer)": "parts"}, capsys, monkeypatch)
 
 
-# thorough (11 s: the quick reproduction a second time): by default test_quick_reproduction
-# (tests/pufferfish/test_pufferfish_experiment.py) runs it and reads its files, and the listing and
-# the bars are checked on the blowfish and interpret reproductions above
+# thorough (11 s: the quick reproduction, which test_quick_reproduction in
+# tests/pufferfish/test_pufferfish_experiment.py runs in the tier too); by default the listing and the
+# bars are checked on the interpret reproduction above
 @pytest.mark.thorough
 def test_pufferfish_lists_its_files_and_shows_progress(dataset, tmp_path, capsys, monkeypatch):
     files = ["pufferfish_table1.csv", "pufferfish_table2.csv", "pufferfish_table3.csv", "pufferfish_usefulness.csv", "pufferfish_cdfs.png", "pufferfish_table1.png"]

@@ -97,8 +97,9 @@ def vocabulary(model):
 
 
 # ----------------------------------------------------------------------------- one release
-# one case of each kind of model by default (7 of 21), the others thorough (6 s)
-DEFAULT_CASES = {"binomial-0.05-0.7-path4", "binomial-box-paw", "binomial-point-paw", "conditional-bound-path4",
+# one case of each kind of model by default (8 of 21, the negatively correlated Binomial among them), the others
+# thorough (6 s)
+DEFAULT_CASES = {"binomial-0.05-0.7-path4", "binomial-0.6-0.1-path4", "binomial-box-paw", "binomial-point-paw", "conditional-bound-path4",
                  "conditional-ignore-paw", "global-fit-path4", "global-gaps-1-3-paw"}
 
 

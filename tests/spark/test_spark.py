@@ -7,10 +7,11 @@ every query, every model statistic and every privacy map must be equal, value fo
 local Spark session serves the whole run (fixture ``spark`` in ``conftest.py``); without pyspark
 or Java the tests skip with the reason.
 
-Every test that starts the JVM is marked ``thorough`` (a minute and a half of a default run's
-work, 18 s of it the JVM's start) and runs in CI's thorough step (``pytest -m thorough``, with the
-``[spark]`` extra); the default run keeps the checks that need no JVM: every privacy map on a Spark
-domain equals the single-machine map, and the queries that need one machine are refused when built.
+The default run keeps the checks that need no JVM: every privacy map on a Spark domain equals the
+single-machine map, and the queries that need one machine are refused when built. Every test that
+starts the JVM (the parity checks and the refusals of a Spark graph, errors that tell no secret among
+them: two and a half minutes of a default run's work, 18 s of it the JVM's start) is marked
+``thorough`` and runs in CI's thorough step (``pytest -m thorough``, with the ``[spark]`` extra).
 """
 
 from __future__ import annotations
@@ -159,9 +160,8 @@ def assert_same_models(local, remote):
 
 
 # ------------------------------------------------------------------------------ equality
-# Under -m slow (16 s and more each): a random graph's answers and statistics are compared in
-# test_array_label_column_and_int32_ids, the models' fits in test_a_star_and_a_clique (both thorough;
-# by default a labelled graph's answers and statistics in test_labeled_graph_without_any_label).
+# Under -m slow (16 s and more each); the thorough tier compares a random graph's answers and
+# statistics (test_array_label_column_and_int32_ids) and the models' fits (test_a_star_and_a_clique).
 @pytest.mark.parametrize("seed, bases, models", [
     pytest.param(0, (10.0,), False, marks=pytest.mark.slow),
     pytest.param(0, (1.5,), True, marks=pytest.mark.slow),
@@ -181,16 +181,14 @@ def test_generated_graphs_answer_the_same(spark, seed, bases, models):
         assert_same_models(local, remote)
 
 
-# thorough (60 s of a default run, most of it the JVM's first jobs): by default the answers and
-# statistics of a labelled graph (test_labeled_graph_without_any_label; int32 ids in every test)
-@pytest.mark.thorough
+@pytest.mark.thorough  # 60 s of Spark jobs, most of it the JVM's first ones (int32 ids in every test)
 def test_array_label_column_and_int32_ids(spark):
     local, remote = both_graphs(spark, *raw_rows(7, n=30, m=150), array_column=True)
     assert_same_answers(local, remote)
     assert_same_stats(local, remote)
 
 
-@pytest.mark.thorough  # 19 s of Spark jobs: by default test_labeled_graph_without_any_label compares the answers
+@pytest.mark.thorough  # 19 s of Spark jobs
 def test_unlabeled_graph(spark):
     u, v, _, n = raw_rows(3)
     local = dpg.Graph.from_edges(u, v, num_nodes=n, self_loops="drop")
@@ -202,7 +200,7 @@ def test_unlabeled_graph(spark):
         dpg.pufferfish.GlobalModel.fit(remote)
 
 
-@pytest.mark.thorough  # 23 s of Spark jobs: by default test_pufferfish_release_on_spark compares a labelled graph's counts and model
+@pytest.mark.thorough  # 23 s of Spark jobs
 def test_labeled_graph_without_any_label(spark):
     u, v, _, n = raw_rows(4, m=50)
     labels = [[] for _ in u]
@@ -220,7 +218,7 @@ def test_empty_graph(spark):
     assert_same_stats(local, remote)
 
 
-@pytest.mark.thorough  # 26 s: the models' fits on Spark (test_pufferfish_release_on_spark fits one by default)
+@pytest.mark.thorough  # 26 s of Spark jobs: the models' fits
 def test_a_star_and_a_clique(spark):
     """Extreme skew: one hub on every edge, and a clique where every edge sees every label."""
     hub_u = np.zeros(40, dtype=np.int64)
@@ -239,7 +237,7 @@ def test_a_star_and_a_clique(spark):
 @pytest.mark.parametrize(
     "country,edges",
     [
-        # under -m slow: 9 s; by default a real data set's answers are compared in test_enron
+        # under -m slow: 9 s; the thorough tier compares a real data set's answers in test_enron
         pytest.param("HU", 3000, id="HU-first-3000-edges", marks=pytest.mark.slow),
         pytest.param("HU", None, id="HU", marks=pytest.mark.slow),  # every edge: 222,887
     ],
@@ -261,8 +259,8 @@ def test_deezer(spark, dataset, country, edges):
     assert_same_stats(local, remote)
 
 
-# The answers thorough (16 s; by default a random graph's, in test_labeled_graph_without_any_label);
-# the three models' fits on Spark (most of the minute) under -m slow.
+# The answers thorough (16 s of Spark jobs); the three models' fits on Spark (most of the minute)
+# under -m slow.
 @pytest.mark.parametrize(
     "models", [pytest.param(False, marks=pytest.mark.thorough), pytest.param(True, marks=pytest.mark.slow)], ids=["answers", "models"]
 )
@@ -327,7 +325,7 @@ def test_pufferfish_release_on_spark(spark):
         ((dpg.spark.graph_domain(labeled=True), dpg.pufferfish.pufferfish_distance(small)) >> counts)(remote)
 
 
-@pytest.mark.thorough  # 4 s: by default test_pufferfish_release_on_spark releases from a Spark graph
+@pytest.mark.thorough  # 4 s of Spark jobs
 def test_set_union_release_on_spark(spark):
     _, remote = both_graphs(spark, *raw_rows(12))
     space = dpg.spark.graph_domain(labeled=True), dpg.edge_distance()
@@ -345,7 +343,9 @@ def test_queries_that_need_one_machine_are_refused_when_built():
         dpg.make_triangle_count(dpg.spark.graph_domain(max_degree=4), dpg.edge_distance())
 
 
-@pytest.mark.thorough  # 8 s of Spark jobs
+# The refusals of a Spark graph start the JVM as well (66 s of a default run's work, 18 s of it the
+# JVM's start): thorough, like every test that needs the JVM; CI runs them
+@pytest.mark.thorough
 def test_domain_promises_are_checked_on_spark(spark):
     local, remote = both_graphs(spark, *raw_rows(5))
     query = dpg.make_edge_count(dpg.spark.graph_domain(labeled=True, max_degree=local.max_degree - 1), dpg.edge_distance())
@@ -366,7 +366,7 @@ def test_domain_promises_are_checked_on_spark(spark):
         dpg.make_edge_count(dpg.graph_domain(labeled=True), dpg.edge_distance())(remote)
 
 
-@pytest.mark.thorough  # 10 s of Spark jobs: by default test_domain_promises_are_checked_on_spark refuses
+@pytest.mark.thorough  # the JVM (above)
 def test_builder_refusals_tell_no_secret(spark):
     """Issue 39, item 2: graph_from_spark quoted counts ("edges_df has 2 row(s) with a null"),
     the smallest and largest index, and the first self-loop's node. Two frames that break the same
@@ -406,7 +406,7 @@ def test_builder_refusals_tell_no_secret(spark):
     assert "x9" not in str(withheld.value)
 
 
-@pytest.mark.thorough  # 13 s of Spark jobs: by default test_domain_promises_are_checked_on_spark refuses
+@pytest.mark.thorough  # 13 s of Spark jobs
 def test_builder_refuses_bad_input(spark):
     table = lambda **cols: spark.createDataFrame(pa.table(cols))  # noqa: E731
     good = table(src=pa.array([0, 1], pa.int64()), dst=pa.array([1, 2], pa.int64()))
@@ -477,7 +477,7 @@ def test_checks_and_build_read_the_input_once(spark):
     assert graph.max_degree <= 2 * 20 and graph.edges.agg(F.max("dst")).first()[0] < graph.num_nodes
 
 
-@pytest.mark.thorough  # 10 s: by default test_spark_graph_is_immutable_and_not_picklable (the graph itself)
+@pytest.mark.thorough  # 10 s of Spark jobs
 def test_cached_aggregates_cannot_be_edited(spark):
     _, remote = both_graphs(spark, *raw_rows(9, m=40))
     values, _ = remote.neighbourhood_counts()

@@ -116,9 +116,8 @@ def _run(make, kwargs, out, metric_name, domain_kwargs, pair_sets):
 
 
 @pytest.mark.parametrize("query", sorted(STRUCTURE_QUERIES))
-# group distance and edge-label distance thorough (7 s): by default edge distance here, and
-# test_label_change_is_free_for_structure_queries under edge-label distance
-@pytest.mark.parametrize("metric_name", ["edge", pytest.param("group2", marks=pytest.mark.thorough), pytest.param("label", marks=pytest.mark.thorough)])
+# edge-label distance thorough (3 s): by default test_label_change_is_free_for_structure_queries
+@pytest.mark.parametrize("metric_name", ["edge", "group2", pytest.param("label", marks=pytest.mark.thorough)])
 def test_structure_queries_edge_like_metrics(query, metric_name):
     make, kwargs, out = STRUCTURE_QUERIES[query]
     domain_kwargs = {"num_nodes": 5} if query == "triangle_count" else {}
