@@ -42,9 +42,13 @@ def all_graphs(n: int, *, max_degree: int | None = None) -> Iterator[Graph]:
             yield g
 
 
-def all_labelings(graph: Graph, properties: Sequence[str]) -> Iterator[Graph]:
-    """Every labelling of ``graph``'s edges by subsets of ``properties``."""
-    subsets = [frozenset(c) for r in range(len(properties) + 1) for c in itertools.combinations(properties, r)]
+def all_labelings(graph: Graph, properties: Sequence[str], label_sets: Iterable[Iterable[str]] | None = None) -> Iterator[Graph]:
+    """Every labelling of ``graph``'s edges by subsets of ``properties`` (by the sets of
+    ``label_sets`` only, if given)."""
+    if label_sets is None:
+        subsets = [frozenset(c) for r in range(len(properties) + 1) for c in itertools.combinations(properties, r)]
+    else:
+        subsets = [frozenset(s) for s in label_sets]
     for choice in itertools.product(subsets, repeat=graph.num_edges):
         yield graph.without_labels().with_label_sets(list(choice))
 

@@ -221,12 +221,7 @@ def insertion_pairs_labelled(label_sets=None):
         return index[g]
 
     for g in all_graphs(4, max_degree=2):
-        if label_sets is None:
-            labelings = all_labelings(g, ["a", "b"])
-        else:
-            bare = g.without_labels()
-            labelings = (bare.with_label_sets(list(choice)) for choice in itertools.product(label_sets, repeat=g.num_edges))
-        for lg in labelings:
+        for lg in all_labelings(g, ["a", "b"], label_sets):
             for k in (1, 2):
                 for removed in itertools.combinations(range(4), k):
                     pairs[k].append((at(lg), at(without_labelled(lg, set(removed)))))
