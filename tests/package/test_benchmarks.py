@@ -427,6 +427,44 @@ def test_the_tuning_model_is_the_package_scan():
         assert np.all(np.abs(seen - law) <= 4 * np.sqrt(law * (1 - law) / runs) + 2e-3), (span, seen, law)
 
 
+def test_the_slope_reading_law_is_its_rule():
+    """``benchmarks.subgraph_scan_tuning.slope_reading_caps`` (the exact law of the released cap
+    when a second query sets the headroom, the family tried and not adopted) against 40,000
+    simulated runs of the rule it states (the scan with the package's noise scales, then
+    ``Ê = E_{s−g} + Laplace(1/ε_r)``, ``h = clip(round(h₀ − h₁·log₂(max(Ê, 1)/T)), 0, 12)``):
+    every rung within 4 standard errors; and its ratio is the exact mixture's."""
+    from benchmarks import subgraph_scan_tuning as T
+    from opendp_graph.measurements.subgraph_counts import scan_noise_scales
+    from opendp_graph.transformations.subgraphs import capped_subgraph_count
+
+    graph = dpg.Graph.from_networkx(nx.powerlaw_cluster_graph(300, 3, 0.5, seed=8))
+    ladder = np.array([2 ** (j / 2) for j in range(12)])
+    values = np.array([capped_subgraph_count(graph, "triangle", c) for c in ladder])
+    epsilon, setting = 1.0, (0.4, 3.0, 2, 0.3, 1, 3, 1.5)
+    share, threshold, span, reading, gap, h0, h1 = setting
+    law = T.slope_reading_caps(ladder, values, epsilon, setting)
+    assert law.sum() == pytest.approx(1.0, abs=1e-6)
+    # a simulation of the stated rule (numpy noise: a model of the benchmark, not a release)
+    runs, rng = 40_000, np.random.default_rng(5)
+    b_threshold, b_query = scan_noise_scales(dpg.node_insertion_distance(), tuple(ladder), share * epsilon, span)
+    gains = T.scan_gains(ladder, values, span)
+    below = gains[None, :] + rng.laplace(0, b_query, (runs, gains.size)) <= threshold + rng.laplace(0, b_threshold, (runs, 1))
+    stopped = below.any(axis=1)
+    stop = np.where(stopped, below.argmax(axis=1), 0)
+    read = gains[np.maximum(stop - gap, 0)] + rng.laplace(0, 1 / (reading * epsilon), runs)
+    lift = np.clip(np.floor(h0 - h1 * np.log2(np.maximum(read, 1) / threshold) + 0.5), 0, T.SLOPE_MAX_HEADROOM)
+    lift = np.where(stop < gap, h0, lift).astype(int)
+    top = ladder.size - 1
+    chosen = np.where(stopped, np.minimum(stop + lift, top), top)
+    seen = np.bincount(chosen, minlength=ladder.size) / runs
+    assert np.all(np.abs(seen - law) <= 4 * np.sqrt(law * (1 - law) / runs) + 2e-3), (seen, law)
+    assert len(np.unique(chosen)) >= 3  # the reading moves the cap: the check is not of a fixed headroom
+    truth = float(dpg.subgraph_count(graph, "triangle"))
+    grid = T._ErrorGrid(ladder, values, truth, epsilon)
+    exact = T.slope_reading_ratio((ladder, values, truth), epsilon, setting)
+    assert grid.ratio(law, epsilon * (1 - share - reading)) == pytest.approx(exact, rel=2e-3)
+
+
 def test_tuning_proxies_are_checked_and_curves_kept(tmp_path, capsys):
     """``benchmarks.subgraph_scan_tuning``: a proxy file that is not the pinned commit's is refused
     (SHA-256), a missing checkout is reported and skipped, and a kept curve reads back as computed."""
