@@ -171,18 +171,27 @@ def _check_column_dtypes(schema: Any) -> None:
     described alone by OpenDP's own inference, ``dp.domain_of(LazyFrame, infer=True)``."""
     import polars as pl
 
-    unsupported = []
+    unsupported, narrow_integers = [], []
     for name, dtype in schema.items():
         try:
             dp.domain_of(pl.LazyFrame(schema={name: dtype}), infer=True)
         except Exception:
             unsupported.append(f"{name!r} ({_dtype_name(dtype)})")  # an Enum's categories withheld
+            if dtype.is_integer():
+                narrow_integers.append(name)
     if unsupported:
+        # 8- and 16-bit integers (an id column read from a small file, say): widening is exact
+        widen = (
+            f"; cast the integer column(s) it does need, such as an id of the unit, to 64 bits: "
+            f"frame.with_columns(pl.col({', '.join(map(repr, narrow_integers))}).cast(pl.Int64))"
+            if narrow_integers
+            else ""
+        )
         raise TypeError(
             f"OpenDP {_opendp_version()} cannot describe the column(s) {', '.join(unsupported)} of this "
             "table. Drop the columns the release does not use (frame.drop(...) or frame.select(...)) before "
             "compositor; for the words of each message, a List(String) column, explode it into one row per word "
-            "(frame.explode(column)), as the Polars tutorial does"
+            f"(frame.explode(column)), as the Polars tutorial does{widen}"
         )
 
 
