@@ -41,7 +41,8 @@ from ._resolve import data_path
 __all__ = ["load_enron", "load_enron_messages", "load_enron_employees", "tokenize_subject", "subject_ngrams"]
 
 _FILES = ("employees.tsv", "messages.tsv", "recipients.tsv")
-_PREFIX = re.compile(r"^\s*(?:(?:re|fw|fwd)\s*(?:\[\d+\])?\s*:\s*)+")
+# as the text front end's reply markers: one \s* before the colon, linear on long runs of spaces
+_PREFIX = re.compile(r"^\s*(?:(?:re|fw|fwd)\s*(?:\[\d+\]\s*)?:\s*)+")
 _TOKEN = re.compile(r"[0-9a-z]+(?:['\-.&/][0-9a-z]+)*")
 
 
