@@ -6,11 +6,12 @@ Usage (from the repository root; the proxies' programs take about an hour on two
 keeps them for reruns)::
 
     .venv/bin/python -m benchmarks.subgraph_scan_tuning [--data ../shared/data]
-        [--proxies DATASETS_CHECKOUT] [--curves FOLDER] [--slope-reading | --first-rung]
+        [--proxies DATASETS_CHECKOUT] [--curves FOLDER] [--slope-reading] [--per-pattern] [--first-rung]
 
 ``--slope-reading`` runs only a family that was tried and not adopted (a second query reads the
 tail's slope and sets the headroom; about 20 minutes with the curves kept), and what a release at
 each rung near the best costs when the choice is certain (how narrow the window under 1.5× is).
+``--per-pattern`` asks whether triangles and 2-stars should each have their own defaults.
 
 For a graph, a pattern and a public degree bound ``D``, the capped counts ``Q(τ)`` are computed once
 on the default √2 ladder (the package's linear program). For every setting the median relative
@@ -467,6 +468,44 @@ def perfect_landing(held) -> None:
             print(f"  {name}, choice spends {share}: " + ", ".join(cells))
 
 
+def per_pattern(curves, held) -> None:
+    """Defaults per pattern (written down before computing: adopt a pattern's own choice if it is at
+    least 10 % below the pooled default on that pattern's training rows), with a leave-one-graph-out
+    check added after the rule had spoken: each training row scored by the setting chosen without it,
+    per pattern and pooled."""
+    settings = list(itertools.product(SHARES, THRESHOLDS, HEADROOMS, SPANS))
+    logs = {(name, pattern): {s: np.log([scan_ratio(*c, eps, *s) for eps in EPSILONS]) for s in settings}
+            for name, pattern, c in curves}
+
+    def choice(rows):
+        return min(settings, key=lambda s: float(np.mean([logs[r][s] for r in rows])))
+
+    current = default_settings()
+    print("\nper pattern: the pattern's own choice on its training rows against the pooled default; "
+          "then leave one graph out (every row scored by the choice made without its graph):")
+    for pattern in ("triangle", "2-star"):
+        mine = [r for r in logs if r[1] == pattern]
+        own = choice(mine)
+        own_score, pooled_score = (float(np.exp(np.mean([logs[r][s] for r in mine]))) for s in (own, current))
+        verdict = "adopt" if own_score <= 0.9 * pooled_score else "do not adopt"
+        outside = {"per pattern": [], "pooled": []}
+        for row in mine:
+            others = [r for r in logs if r[0] != row[0]]  # every row of the left-out graph leaves
+            same = [r for r in others if r[1] == pattern]
+            if same:  # a pattern on one graph only has nothing to choose from without it
+                outside["per pattern"].append(logs[row][choice(same)])
+                outside["pooled"].append(logs[row][choice(others)])
+        out = {k: float(np.exp(np.mean(v))) if v else float("nan") for k, v in outside.items()}
+        print(f"  {pattern}s ({len(mine)} rows): own choice {own} {own_score:.2f}×, the default {current} "
+              f"{pooled_score:.2f}×: the rule says {verdict}; left out: per pattern {out['per pattern']:.2f}×, "
+              f"pooled {out['pooled']:.2f}×")
+        for name, p, c in held:
+            if p == pattern:
+                cells = " / ".join(f"{scan_ratio(*c, eps, *own):.2f}" for eps in (1.0, 0.8))
+                print(f"    held out, {name}: own choice {cells}, the default "
+                      + " / ".join(f"{scan_ratio(*c, eps, *current):.2f}" for eps in (1.0, 0.8)) + " (ε = 1 / 0.8)")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=None, help="the folder holding deezer/ and email-eu-core/ (the held-out rows)")
@@ -476,6 +515,7 @@ def main(argv=None) -> None:
     parser.add_argument("--first-rung", action="store_true", help="only compare first rungs (triangles)")
     parser.add_argument("--slope-reading", action="store_true",
                         help="only the pre-registered slope-reading family (a second query sets the headroom)")
+    parser.add_argument("--per-pattern", action="store_true", help="only defaults per pattern (triangles, 2-stars)")
     args = parser.parse_args(argv)
     if args.first_rung:
         first_rungs(args.data)
@@ -489,10 +529,13 @@ def main(argv=None) -> None:
             ladder, values, truth = group[-1][2]
             print(f"training: {name}, {pattern}s {truth:,.0f}, D = {bound}, ladder {ladder[0]:g}–{ladder[-1]:g}", flush=True)
     curves = synthetic + proxies
-    if args.slope_reading:
+    if args.slope_reading or args.per_pattern:
         held = [(name, pattern, cached_curve(args.curves, name, pattern, graph, bound)) for name, pattern, graph, bound in held_out(args.data)]
-        perfect_landing(held)
-        slope_reading(curves, held)
+        if args.slope_reading:
+            perfect_landing(held)
+            slope_reading(curves, held)
+        if args.per_pattern:
+            per_pattern(curves, held)
         return
     settings = list(itertools.product(SHARES, THRESHOLDS, HEADROOMS, SPANS))
     ranked, ratios, score = rank(curves, settings)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -463,6 +464,27 @@ def test_the_slope_reading_law_is_its_rule():
     grid = T._ErrorGrid(ladder, values, truth, epsilon)
     exact = T.slope_reading_ratio((ladder, values, truth), epsilon, setting)
     assert grid.ratio(law, epsilon * (1 - share - reading)) == pytest.approx(exact, rel=2e-3)
+
+
+def test_per_pattern_defaults_report(monkeypatch, capsys):
+    """``benchmarks.subgraph_scan_tuning.per_pattern`` on three small curves (two graphs, a small
+    grid): it runs, and the rule's verdict matches the scores it prints."""
+    from benchmarks import subgraph_scan_tuning as T
+
+    monkeypatch.setattr(T, "SHARES", (0.2, 0.3))
+    monkeypatch.setattr(T, "THRESHOLDS", (3.0, 20.0))
+    monkeypatch.setattr(T, "HEADROOMS", (2, 6))
+    monkeypatch.setattr(T, "SPANS", (5,))
+    first = dpg.Graph.from_networkx(nx.powerlaw_cluster_graph(80, 3, 0.5, seed=1))
+    second = dpg.Graph.from_networkx(nx.powerlaw_cluster_graph(60, 4, 0.3, seed=2))
+    curves = [("a", "triangle", T.curve(first, "triangle", 32)), ("a", "2-star", T.curve(first, "2-star", 32)),
+              ("b", "triangle", T.curve(second, "triangle", 32))]
+    T.per_pattern(curves, [("held", "triangle", curves[2][2])])
+    out = capsys.readouterr().out
+    for line in (l for l in out.splitlines() if "own choice" in l and "rows)" in l):
+        own, default = (float(x) for x in re.findall(r"\) (\d+\.\d+)×", line)[:2])
+        assert ("adopt" if own <= 0.9 * default else "do not adopt") in line.split("the rule says ")[1]
+    assert "triangles (2 rows)" in out and "2-stars (1 rows)" in out and "held out, held" in out
 
 
 def test_tuning_proxies_are_checked_and_curves_kept(tmp_path, capsys):
