@@ -342,8 +342,8 @@ def print_ranking(title, ranked, ratios, score, marked, groups) -> None:
 # stops at ``s``, one more query, ``E_{s−g}`` (``g`` rungs below the stop, same span), is released
 # with OpenDP-style Laplace noise ``Δ/ε_r`` (under node insertion ``E_j`` moves within ``[−α, 1]``, so
 # ``Δ = 1``), and the headroom follows the tail's slope it reveals: ``h = clip(round(h₀ − h₁ ·
-# log₂(max(Ê, 1)/T)), 0, 12)`` (a steep tail, ``Ê ≫ T``, needs less headroom); ``h = h₀`` when
-# ``s < g``. The release spends ``ε(1 − a − r)``. Grid :data:`SLOPE_GRID`; the rule: the least
+# log₂(max(Ê, 1)/T)), 0, 12)`` (a steep tail, ``Ê ≫ T``, needs less headroom); ``h = min(h₀, 12)``
+# when ``s < g`` or ``h₁ = 0``. The release spends ``ε(1 − a − r)``. Grid :data:`SLOPE_GRID`; the rule: the least
 # geometric mean over the 29 training rows at ε = 0.8 and 1, adopted into the package only if it is
 # at most 10 % below the default's (2.71×). Printed by ``--slope-reading``.
 

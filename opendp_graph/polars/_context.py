@@ -177,13 +177,13 @@ def _check_column_dtypes(schema: Any) -> None:
             dp.domain_of(pl.LazyFrame(schema={name: dtype}), infer=True)
         except Exception:
             unsupported.append(f"{name!r} ({_dtype_name(dtype)})")  # an Enum's categories withheld
-            if dtype.is_integer():
+            if dtype in (pl.Int8, pl.Int16, pl.UInt8, pl.UInt16):
                 narrow_integers.append(name)
     if unsupported:
         # 8- and 16-bit integers (an id column read from a small file, say): widening is exact
         widen = (
             f"; cast the integer column(s) it does need, such as an id of the unit, to 64 bits: "
-            f"frame.with_columns(pl.col({', '.join(map(repr, narrow_integers))}).cast(pl.Int64))"
+            f"frame.cast({{{', '.join(f'{name!r}: pl.Int64' for name in narrow_integers)}}})"
             if narrow_integers
             else ""
         )

@@ -432,7 +432,7 @@ def test_the_slope_reading_law_is_its_rule():
     """``benchmarks.subgraph_scan_tuning.slope_reading_caps`` (the exact law of the released cap
     when a second query sets the headroom, the family tried and not adopted) against 40,000
     simulated runs of the rule it states (the scan with the package's noise scales, then
-    ``Ê = E_{s−g} + Laplace(1/ε_r)``, ``h = clip(round(h₀ − h₁·log₂(max(Ê, 1)/T)), 0, 12)``):
+    ``Ê = E_{s−g} + Laplace(1/ε_r)``, ``h = clip(round(h₀ − h₁·log₂(max(Ê, 1)/T)), 0, 12)``, ``min(h₀, 12)`` below the gap):
     every rung within 4 standard errors; and its ratio is the exact mixture's."""
     from benchmarks import subgraph_scan_tuning as T
     from opendp_graph.measurements.subgraph_counts import scan_noise_scales
@@ -454,7 +454,7 @@ def test_the_slope_reading_law_is_its_rule():
     stop = np.where(stopped, below.argmax(axis=1), 0)
     read = gains[np.maximum(stop - gap, 0)] + rng.laplace(0, 1 / (reading * epsilon), runs)
     lift = np.clip(np.floor(h0 - h1 * np.log2(np.maximum(read, 1) / threshold) + 0.5), 0, T.SLOPE_MAX_HEADROOM)
-    lift = np.where(stop < gap, h0, lift).astype(int)
+    lift = np.where(stop < gap, min(h0, T.SLOPE_MAX_HEADROOM), lift).astype(int)
     top = ladder.size - 1
     chosen = np.where(stopped, np.minimum(stop + lift, top), top)
     seen = np.bincount(chosen, minlength=ladder.size) / runs

@@ -672,10 +672,15 @@ def test_a_narrow_integer_id_is_refused_with_advice_that_works(dtype):
     before anything is read, with the cast that fixes it (the unit itself accepts any integer)."""
     log = _chat_log().drop("words").with_columns(message_id=pl.int_range(120).cast(dtype))
     unit = dpg.polars.message_unit("sender", "recipient")
-    with pytest.raises(TypeError, match=r"'message_id' \(.*\).*cast\(pl\.Int64\)"):
+    with pytest.raises(TypeError, match=r"'message_id' \(.*\).*frame\.cast\(\{'message_id': pl\.Int64\}\)"):
         dpg.polars.compositor(log, unit, dp.loss_of(epsilon=1.0), split_evenly_over=1)
-    widened = log.with_columns(pl.col("message_id").cast(pl.Int64))
+    widened = log.cast({"message_id": pl.Int64})  # what the refusal says
     ctx = dpg.polars.compositor(widened, unit, dp.loss_of(epsilon=1.0), split_evenly_over=1)
+    # 128-bit integers are narrowed by no advice (a cast to 64 bits could fail or change values)
+    wide = log.with_columns(pl.Series("big", [2**70] * 120, dtype=pl.Int128))
+    with pytest.raises(TypeError) as refused:
+        dpg.polars.compositor(wide.cast({"message_id": pl.Int64}), unit, dp.loss_of(epsilon=1.0), split_evenly_over=1)
+    assert "'big' (Int128)" in str(refused.value) and "pl.Int64" not in str(refused.value)
     if dtype == pl.UInt16:  # one release is enough to show the widened table works (1.5 s each)
         ctx.query().truncate_per_group(1, by=["message_id"]).select(dp.len(signed=False)).release().collect()
 
