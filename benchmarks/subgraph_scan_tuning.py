@@ -231,7 +231,13 @@ def scan_error(ladder, values, truth, epsilon, share, threshold, headroom, span)
     for stop, p in enumerate(law):
         j = top if stop == law.size - 1 else min(stop + headroom, top)
         chosen[j] = chosen.get(j, 0.0) + p
-    return mixture_median_error([(p, truth - values[j], ladder[j] / e2) for j, p in chosen.items() if p > 1e-12])
+    return release_error(ladder, values, truth, chosen.items(), e2)
+
+
+def release_error(ladder, values, truth, chosen, release_epsilon) -> float:
+    """The exact median absolute error of a release at rung ``j`` with probability ``p`` for each
+    ``(j, p)`` of ``chosen``, with ``Laplace(τ_j/release_epsilon)``."""
+    return mixture_median_error([(p, truth - values[j], ladder[j] / release_epsilon) for j, p in chosen if p > 1e-12])
 
 
 def scan_ratio(ladder, values, truth, epsilon, share, threshold, headroom, span):
@@ -385,7 +391,7 @@ class _ErrorGrid:
     only; printed figures are :func:`~benchmarks._selection.mixture_median_error`'s)."""
 
     def __init__(self, ladder, values, truth, epsilon):
-        self.ladder, self.bias, self.epsilon = ladder, np.abs(truth - values), epsilon
+        self.ladder, self.bias = ladder, np.abs(truth - values)
         self.reference = best_rung(ladder, values, truth, epsilon)[0]
         reach = float(np.max(self.bias + 60 * ladder / (0.3 * epsilon)))
         self.x = np.concatenate([[0.0], np.geomspace(self.reference * 1e-3, reach, 6000)])
@@ -406,9 +412,8 @@ def slope_reading_ratio(curve, epsilon, setting) -> float:
     """The exact ratio of the slope-reading release's median error to the best fixed cap's."""
     ladder, values, truth = curve
     caps = slope_reading_caps(ladder, values, epsilon, setting)
-    e2 = epsilon * (1 - setting[0] - setting[3])
-    parts = [(p, truth - values[j], ladder[j] / e2) for j, p in enumerate(caps) if p > 1e-12]
-    return mixture_median_error(parts) / best_rung(ladder, values, truth, epsilon)[0]
+    error = release_error(ladder, values, truth, enumerate(caps), epsilon * (1 - setting[0] - setting[3]))
+    return error / best_rung(ladder, values, truth, epsilon)[0]
 
 
 def _slope_ratios(curve):
@@ -474,8 +479,10 @@ def per_pattern(curves, held) -> None:
     check added after the rule had spoken: each training row scored by the setting chosen without it,
     per pattern and pooled."""
     settings = list(itertools.product(SHARES, THRESHOLDS, HEADROOMS, SPANS))
-    logs = {(name, pattern): {s: np.log([scan_ratio(*c, eps, *s) for eps in EPSILONS]) for s in settings}
-            for name, pattern, c in curves}
+    _, ratios, _ = rank(curves, settings)  # each setting's ratios, curve by curve, ε by ε
+    width = len(EPSILONS)
+    logs = {(name, pattern): {s: np.log(ratios[s][k * width:(k + 1) * width]) for s in settings}
+            for k, (name, pattern, _) in enumerate(curves)}
 
     def choice(rows):
         return min(settings, key=lambda s: float(np.mean([logs[r][s] for r in rows])))
