@@ -6,12 +6,14 @@ Usage (from the repository root; the proxies' programs take about an hour on two
 keeps them for reruns)::
 
     .venv/bin/python -m benchmarks.subgraph_scan_tuning [--data ../shared/data]
-        [--proxies DATASETS_CHECKOUT] [--curves FOLDER] [--slope-reading] [--per-pattern] [--first-rung]
+        [--proxies DATASETS_CHECKOUT] [--curves FOLDER] [--slope-reading] [--per-pattern] [--fall-rate] [--first-rung]
 
 ``--slope-reading`` runs only a family that was tried and not adopted (a second query reads the
 tail's slope and sets the headroom; about 20 minutes with the curves kept), and what a release at
 each rung near the best costs when the choice is certain (how narrow the window under 1.5× is).
 ``--per-pattern`` asks whether triangles and 2-stars should each have their own defaults.
+``--fall-rate`` runs a second family tried and not adopted (a reading of how fast the tail falls per
+rung sets the headroom; its rule asks for the gain out of sample too; about 5 minutes).
 
 For a graph, a pattern and a public degree bound ``D``, the capped counts ``Q(τ)`` are computed once
 on the default √2 ladder (the package's linear program). For every setting the median relative
@@ -473,6 +475,109 @@ def perfect_landing(held) -> None:
             print(f"  {name}, choice spends {share}: " + ", ".join(cells))
 
 
+#: ``(a, T, span, r, g, K)``: scan share, threshold, span, reading share, gap, bits still to fall
+FALL_GRID = tuple(itertools.product((0.1, 0.15, 0.2, 0.3), (10.0, 20.0, 40.0, 80.0), (4, 5, 6), (0.05, 0.1, 0.15),
+                                    (2, 3, 4, 6), (2, 3, 4, 5, 6, 8, 10, 12)))
+FALL_FLOOR = 0.25  # bits per rung: the slowest fall the rule believes (at most 4K rungs, then 12)
+FALL_FALLBACK = 6  # the headroom when the scan stops at the first rung (nothing below to read)
+
+
+def fall_rate_caps(ladder, values, epsilon, setting) -> np.ndarray:
+    """``P(released cap = τ_j)`` for the fall-rate family (tried after the slope reading, not adopted):
+    after the scan stops at ``s > 0``, a Laplace reading ``Ê`` of ``E_{s−g'}`` (``g' = min(g, s)``;
+    its sensitivity is the scan's largest rise, so the scale is the threshold's at ``r·ε``), the fall
+    per rung ``λ = log₂(max(Ê, T)/T)/g'``, and the headroom ``h = clip(round(K/max(λ, ¼)), 0, 12)``:
+    the rungs the tail needs to fall ``K`` more bits at the rate read. At ``s = 0``: ``h = 6``."""
+    share, threshold, span, reading, gap, bits = setting
+    law = scan_law(ladder, values, share * epsilon, threshold, span)
+    gains = scan_gains(ladder, values, span)
+    scale = _reading_scale(ladder, share * epsilon, span) * share / reading  # the rise over r·ε
+    top = len(ladder) - 1
+    caps = np.zeros(top + 1)
+    caps[top] += law[-1]
+    lifts = np.arange(1, SLOPE_MAX_HEADROOM + 1)
+    for stop, p in enumerate(law[:-1]):
+        if p < 1e-13:
+            continue
+        below = min(gap, stop)
+        if below == 0:
+            caps[min(stop + FALL_FALLBACK, top)] += p
+            continue
+        # h ≥ v ⇔ K/max(λ, ¼) ≥ v − ½ ⇔ λ ≤ K/(v − ½) (possible only if that is ≥ ¼) ⇔ Ê ≤ T·2^(g'K/(v − ½))
+        level = threshold * 2.0 ** (below * bits / (lifts - 0.5))
+        at_least = np.concatenate([[1.0], np.where(bits / (lifts - 0.5) >= FALL_FLOOR, laplace_cdf(level - gains[stop - below], scale), 0.0)])
+        np.add.at(caps, np.minimum(stop + np.arange(lifts.size + 1), top), p * (at_least - np.append(at_least[1:], 0.0)))
+    return caps
+
+
+def _reading_scale(ladder, epsilon1, span) -> float:
+    """The Laplace scale of one reading of a scan query at ``ε₁``: its largest rise (with the
+    programs' slack) over ``ε₁``, half the threshold's scale in the package's scan."""
+    from opendp_graph.measurements.subgraph_counts import scan_noise_scales
+
+    return scan_noise_scales(_insertion(), tuple(float(c) for c in ladder), epsilon1, span)[0] / 2
+
+
+def _insertion():
+    import opendp.prelude as dp
+
+    import opendp_graph as dpg
+
+    dp.enable_features("contrib", "honest-but-curious")
+    return dpg.node_insertion_distance()
+
+
+def fall_rate_ratio(curve, epsilon, setting) -> float:
+    """The exact ratio of the fall-rate release's median error to the best fixed cap's."""
+    ladder, values, truth = curve
+    caps = fall_rate_caps(ladder, values, epsilon, setting)
+    return release_error(ladder, values, truth, enumerate(caps), epsilon * (1 - setting[0] - setting[3])) / best_rung(ladder, values, truth, epsilon)[0]
+
+
+def _fall_ratios(curve):
+    """Every setting of :data:`FALL_GRID` on one curve at ε = 0.8 and 1 (a worker of the grid)."""
+    out = []
+    for epsilon in EPSILONS:
+        grid = _ErrorGrid(*curve, epsilon)
+        out.append([grid.ratio(fall_rate_caps(curve[0], curve[1], epsilon, s), epsilon * (1 - s[0] - s[3])) for s in FALL_GRID])
+    return np.array(out)
+
+
+def fall_rate(curves, held, workers: int = 2) -> None:
+    """The fall-rate family, pre-registered with its rule: adopt the best training setting only if its
+    geometric mean is at most 0.9 × the default's on the same rows **and** so is the mean of the
+    left-out ratios when each graph's rows are scored by the setting chosen without that graph."""
+    from multiprocessing import Pool
+
+    with Pool(workers) as pool:
+        logs = np.log(np.stack(pool.map(_fall_ratios, [c for _, _, c in curves], chunksize=1)))  # rows × ε × settings
+    score = np.exp(logs.mean(axis=(0, 1)))
+    order = np.argsort(score)
+    print("\nfall rate: (scan share, T, span, reading share, gap, K) by the geometric mean over "
+          f"the {len(curves)} training rows at ε = 0.8 and 1 (ranked on a 6,000-point error grid):")
+    for i in order[:5]:
+        print(f"  {FALL_GRID[i]}: {score[i]:.2f}× (worst {np.exp(logs[:, :, i].max()):.2f}×)")
+    default = geometric_mean([scan_ratio(*c, eps, *default_settings()) for _, _, c in curves for eps in EPSILONS])
+    left = []
+    for graph in dict.fromkeys(name for name, _, _ in curves):
+        rows = [k for k, (name, _, _) in enumerate(curves) if name == graph]
+        pick = FALL_GRID[int(np.argmin(np.delete(logs, rows, axis=0).mean(axis=(0, 1))))]
+        left += [fall_rate_ratio(curves[k][2], eps, pick) for k in rows for eps in EPSILONS]
+    chosen, outside = FALL_GRID[order[0]], geometric_mean(left)
+    best = geometric_mean([fall_rate_ratio(c, eps, chosen) for _, _, c in curves for eps in EPSILONS])
+    verdict = "adopt" if max(best, outside) <= 0.9 * default else "do not adopt"
+    print(f"  the rule: {best:.2f}× in sample and {outside:.2f}× leaving each graph out, against the default's "
+          f"{default:.2f}× (at most {0.9 * default:.2f}× both, to adopt): {verdict}")
+    for name, _, curve in held:
+        figures = " / ".join(f"{fall_rate_ratio(curve, eps, chosen):.2f}" for eps in (1.0, 0.8))
+        grid = _ErrorGrid(*curve, 1.0)
+        near = np.argsort([grid.ratio(fall_rate_caps(curve[0], curve[1], 1.0, s), 1.0 - s[0] - s[3]) for s in FALL_GRID])[:20]
+        hindsight = min((fall_rate_ratio(curve, 1.0, FALL_GRID[i]), FALL_GRID[i]) for i in near)
+        print(f"  held out, {name}: {chosen} {figures} at ε = 1 / 0.8 (the default "
+              + " / ".join(f"{scan_ratio(*curve, eps, *default_settings()):.2f}" for eps in (1.0, 0.8))
+              + f"); the family's best for this row at ε = 1, in hindsight: {hindsight[0]:.2f}× at {hindsight[1]}", flush=True)
+
+
 def per_pattern(curves, held) -> None:
     """Defaults per pattern (written down before computing: adopt a pattern's own choice if it is at
     least 10 % below the pooled default on that pattern's training rows), with a leave-one-graph-out
@@ -523,6 +628,8 @@ def main(argv=None) -> None:
     parser.add_argument("--slope-reading", action="store_true",
                         help="only the pre-registered slope-reading family (a second query sets the headroom)")
     parser.add_argument("--per-pattern", action="store_true", help="only defaults per pattern (triangles, 2-stars)")
+    parser.add_argument("--fall-rate", action="store_true",
+                        help="only the pre-registered fall-rate family (the headroom from how fast the tail falls)")
     args = parser.parse_args(argv)
     if args.first_rung:
         first_rungs(args.data)
@@ -536,13 +643,15 @@ def main(argv=None) -> None:
             ladder, values, truth = group[-1][2]
             print(f"training: {name}, {pattern}s {truth:,.0f}, D = {bound}, ladder {ladder[0]:g}–{ladder[-1]:g}", flush=True)
     curves = synthetic + proxies
-    if args.slope_reading or args.per_pattern:
+    if args.slope_reading or args.per_pattern or args.fall_rate:
         held = [(name, pattern, cached_curve(args.curves, name, pattern, graph, bound)) for name, pattern, graph, bound in held_out(args.data)]
         if args.slope_reading:
             perfect_landing(held)
             slope_reading(curves, held)
         if args.per_pattern:
             per_pattern(curves, held)
+        if args.fall_rate:
+            fall_rate(curves, held)
         return
     settings = list(itertools.product(SHARES, THRESHOLDS, HEADROOMS, SPANS))
     ranked, ratios, score = rank(curves, settings)

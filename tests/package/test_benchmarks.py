@@ -466,6 +466,47 @@ def test_the_slope_reading_law_is_its_rule():
     assert grid.ratio(law, epsilon * (1 - share - reading)) == pytest.approx(exact, rel=2e-3)
 
 
+def test_the_fall_rate_law_is_its_rule():
+    """``benchmarks.subgraph_scan_tuning.fall_rate_caps`` (the exact law of the released cap when a
+    reading of how fast the tail falls sets the headroom, the second family tried and not adopted)
+    against 100,000 simulated runs of the rule it states: the scan with the package's noise scales;
+    at a stop ``s > 0``, ``Ê = E_{s−g'} + Laplace(1.00001/ε_r)`` with ``g' = min(g, s)``,
+    ``λ = log₂(max(Ê, T)/T)/g'`` and ``h = clip(round(K/max(λ, ¼)), 0, 12)``; at ``s = 0``, ``h = 6``.
+    Every rung within 4 standard errors; its ratio is the exact mixture's."""
+    from benchmarks import subgraph_scan_tuning as T
+    from opendp_graph.measurements.subgraph_counts import scan_noise_scales
+    from opendp_graph.transformations.subgraphs import capped_subgraph_count
+
+    graph = dpg.Graph.from_networkx(nx.powerlaw_cluster_graph(300, 3, 0.5, seed=8))
+    ladder = np.array([2 ** (j / 2) for j in range(14)])
+    values = np.array([capped_subgraph_count(graph, "triangle", c) for c in ladder])
+    epsilon, setting = 1.0, (0.4, 3.0, 2, 0.1, 2, 3)
+    share, threshold, span, reading, gap, bits = setting
+    law = T.fall_rate_caps(ladder, values, epsilon, setting)
+    assert law.sum() == pytest.approx(1.0, abs=1e-6)
+    # a simulation of the stated rule (numpy noise: a model of the benchmark, not a release)
+    runs, rng = 100_000, np.random.default_rng(6)
+    b_threshold, b_query = scan_noise_scales(dpg.node_insertion_distance(), tuple(ladder), share * epsilon, span)
+    gains = T.scan_gains(ladder, values, span)
+    below = gains[None, :] + rng.laplace(0, b_query, (runs, gains.size)) <= threshold + rng.laplace(0, b_threshold, (runs, 1))
+    stopped = below.any(axis=1)
+    stop = np.where(stopped, below.argmax(axis=1), 0)
+    back = np.minimum(gap, stop)
+    read = gains[stop - back] + rng.laplace(0, (1 + 1e-5) / (reading * epsilon), runs)
+    fall = np.log2(np.maximum(read, threshold) / threshold) / np.maximum(back, 1)
+    lift = np.clip(np.floor(bits / np.maximum(fall, T.FALL_FLOOR) + 0.5), 0, T.SLOPE_MAX_HEADROOM)
+    lift = np.where(back == 0, T.FALL_FALLBACK, lift).astype(int)
+    top = ladder.size - 1
+    chosen = np.where(stopped, np.minimum(stop + lift, top), top)
+    seen = np.bincount(chosen, minlength=ladder.size) / runs
+    assert np.all(np.abs(seen - law) <= 4 * np.sqrt(law * (1 - law) / runs) + 2e-3), (seen, law)
+    assert len(np.unique(chosen)) >= 3 and (back == 0).mean() > 0.01  # both branches, and the cap moves
+    truth = float(dpg.subgraph_count(graph, "triangle"))
+    grid = T._ErrorGrid(ladder, values, truth, epsilon)
+    exact = T.fall_rate_ratio((ladder, values, truth), epsilon, setting)
+    assert grid.ratio(law, epsilon * (1 - share - reading)) == pytest.approx(exact, rel=2e-3)
+
+
 def test_per_pattern_defaults_report(monkeypatch, capsys):
     """``benchmarks.subgraph_scan_tuning.per_pattern`` on three small curves (two graphs, a small
     grid): it runs, and the rule's verdict matches the scores it prints."""
