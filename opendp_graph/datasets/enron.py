@@ -36,13 +36,12 @@ from typing import Any
 import numpy as np
 
 from ..core._checks import utc_datetime
+from ..core._mail import REPLY_MARKERS
 from ._resolve import data_path
 
 __all__ = ["load_enron", "load_enron_messages", "load_enron_employees", "tokenize_subject", "subject_ngrams"]
 
 _FILES = ("employees.tsv", "messages.tsv", "recipients.tsv")
-# as the text front end's reply markers: one \s* before the colon, linear on long runs of spaces
-_PREFIX = re.compile(r"^\s*(?:(?:re|fw|fwd)\s*(?:\[\d+\]\s*)?:\s*)+")
 _TOKEN = re.compile(r"[0-9a-z]+(?:['\-.&/][0-9a-z]+)*")
 
 
@@ -72,7 +71,7 @@ def tokenize_subject(subject: str | None) -> list[str]:
         return []
     if not isinstance(subject, str):
         raise TypeError(f"subject must be a string or None, got {type(subject).__name__}")
-    text = _PREFIX.sub("", subject.lower())
+    text = REPLY_MARKERS.sub("", subject.lower())
     return _TOKEN.findall(text)
 
 

@@ -18,13 +18,13 @@ counts every repetition, the second one. Every function here that counts says wh
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
 from ..core._checks import utc_datetime
+from ..core._mail import REPLY_MARKERS
 
 __all__ = [
     "message_edge_frame",
@@ -43,9 +43,6 @@ __all__ = [
 ]
 
 BOS, EOS, UNK = "<s>", "</s>", "<unk>"
-# one \s* between the marker and its colon (with the optional "[n]" taking its own): two adjacent
-# \s* made a marker followed by n spaces and no colon cost n² steps, a message could stall a release
-_REPLY_MARKERS = re.compile(r"^\s*(?:(?:re|fw|fwd)\s*(?:\[\d+\]\s*)?:\s*)+", re.IGNORECASE)
 
 
 def _sklearn_text():
@@ -90,7 +87,7 @@ def tokenizer(
         if not isinstance(value, str):
             raise TypeError("text must be a str or None")  # never the value's type: it is read off the data
         if strip_reply_markers:
-            value = _REPLY_MARKERS.sub("", value)
+            value = REPLY_MARKERS.sub("", value)
         return analyze(value)
 
     return analyzer
