@@ -85,13 +85,19 @@ def pytest_xdist_make_scheduler(config, log):
         return None  # another --dist on the command line: xdist's own scheduler
     from xdist.scheduler import LoadGroupScheduling
 
+    # both hooks are xdist's private methods (3.x): if a release renames them, xdist's own
+    # loadgroup scheduler runs instead (slower, the same tests), rather than the run failing
+    if not all(callable(getattr(LoadGroupScheduling, name, None)) for name in ("_split_scope", "_assign_work_unit")):
+        return None
+
     class SparkOnOneWorker(LoadGroupScheduling):
         def _split_scope(self, nodeid: str) -> str:
             return "spark" if "spark" in nodeid.lower() else nodeid.split("::", 1)[0]
 
         def _assign_work_unit(self, node) -> None:
-            if "spark" in self.workqueue:  # the JVM's minute overlaps the other worker's files
-                self.workqueue.move_to_end("spark", last=False)
+            queue = getattr(self, "workqueue", None)
+            if hasattr(queue, "move_to_end") and "spark" in queue:  # the JVM's minute overlaps the other worker's files
+                queue.move_to_end("spark", last=False)
             super()._assign_work_unit(node)
 
     return SparkOnOneWorker(config, log)
