@@ -6,7 +6,7 @@ Usage (from the repository root; the proxies' programs take about an hour on two
 keeps them for reruns)::
 
     .venv/bin/python -m benchmarks.subgraph_scan_tuning [--data ../shared/data]
-        [--proxies DATASETS_CHECKOUT] [--curves FOLDER] [--slope-reading] [--per-pattern] [--fall-rate] [--first-rung]
+        [--proxies DATASETS_CHECKOUT] [--curves FOLDER] [--slope-reading] [--per-pattern] [--fall-rate] [--large-epsilon] [--first-rung]
 
 ``--slope-reading`` runs only a family that was tried and not adopted (a second query reads the
 tail's slope and sets the headroom; about 20 minutes with the curves kept), and what a release at
@@ -14,6 +14,7 @@ each rung near the best costs when the choice is certain (how narrow the window 
 ``--per-pattern`` asks whether triangles and 2-stars should each have their own defaults.
 ``--fall-rate`` runs a second family tried and not adopted (a reading of how fast the tail falls per
 rung sets the headroom; its rule asks for the gain out of sample too; about 5 minutes).
+``--large-epsilon`` compares how the threshold follows ε above 1, where the defaults were not tuned.
 
 For a graph, a pattern and a public degree bound ``D``, the capped counts ``Q(τ)`` are computed once
 on the default √2 ladder (the package's linear program). For every setting the median relative
@@ -264,8 +265,13 @@ def default_settings() -> tuple[float, float, int, int]:
 
     from opendp_graph.measurements.subgraph_counts import make_private_subgraph_count
 
+    from opendp_graph.measurements.subgraph_counts import default_threshold
+
     defaults = inspect.signature(make_private_subgraph_count).parameters
-    return tuple(defaults[k].default for k in ("selection_share", "threshold", "headroom", "span"))  # type: ignore[return-value]
+    # the threshold's default follows ε above 1 (default_threshold); at the ε tuned here it is its value at 1
+    threshold = defaults["threshold"].default
+    threshold = default_threshold(1.0) if threshold is None else threshold
+    return (defaults["selection_share"].default, threshold, defaults["headroom"].default, defaults["span"].default)
 
 
 def held_out(data):
@@ -578,6 +584,40 @@ def fall_rate(curves, held, workers: int = 2) -> None:
               + f"); the family's best for this row at ε = 1, in hindsight: {hindsight[0]:.2f}× at {hindsight[1]}", flush=True)
 
 
+#: the threshold rules compared above ε = 1 (``--large-epsilon``); all are 20 at ε ≤ 1
+LARGE_EPSILON_RULES = {"fixed 20": lambda e: 20.0, "20/ε": lambda e: 20.0 * min(1.0, 1.0 / e),
+                       "20/√ε (the default)": lambda e: 20.0 * min(1.0, e ** -0.5)}
+
+
+def large_epsilon(curves, held) -> None:
+    """How the threshold should follow ε above 1, where the defaults were not tuned: a fixed
+    threshold stops the scan where about 20 node-equivalents still move however small the noise,
+    so the error stops falling as ε grows (the cap's bias stays). The rule: among the three of
+    :data:`LARGE_EPSILON_RULES`, the least geometric mean of the ratio to the best fixed cap over the
+    training rows at ε = 2, 5, 10 and 100 (the other defaults as they are)."""
+    share, _, headroom, span = default_settings()
+    print("\nthe threshold above ε = 1: ratio to the best fixed cap (geometric mean, worst), and the median "
+          "and largest relative error over the rows:")
+    scores = {name: [] for name in LARGE_EPSILON_RULES}
+    for group, rows in (("training", curves), ("held out", held)):
+        for epsilon in (2.0, 5.0, 10.0, 100.0):
+            cells = []
+            for name, rule in LARGE_EPSILON_RULES.items():
+                ratios, errors = [], []
+                for _, _, (ladder, values, truth) in rows:
+                    error = scan_error(ladder, values, truth, epsilon, share, rule(epsilon), headroom, span)
+                    ratios.append(error / best_rung(ladder, values, truth, epsilon)[0])
+                    errors.append(error / truth)
+                if group == "training":
+                    scores[name] += ratios
+                cells.append(f"{name} {geometric_mean(ratios):.2f}× (worst {max(ratios):.1f}×), "
+                             f"median {100 * float(np.median(errors)):.3f} %, largest {100 * max(errors):.2f} %")
+            print(f"  {group}, ε = {epsilon:g}: " + " | ".join(cells), flush=True)
+    chosen = min(scores, key=lambda name: geometric_mean(scores[name]))
+    print("  over the training rows at the four ε: " + ", ".join(f"{n} {geometric_mean(r):.2f}×" for n, r in scores.items())
+          + f": the rule chooses {chosen}")
+
+
 def per_pattern(curves, held) -> None:
     """Defaults per pattern (written down before computing: adopt a pattern's own choice if it is at
     least 10 % below the pooled default on that pattern's training rows), with a leave-one-graph-out
@@ -628,6 +668,7 @@ def main(argv=None) -> None:
     parser.add_argument("--slope-reading", action="store_true",
                         help="only the pre-registered slope-reading family (a second query sets the headroom)")
     parser.add_argument("--per-pattern", action="store_true", help="only defaults per pattern (triangles, 2-stars)")
+    parser.add_argument("--large-epsilon", action="store_true", help="only the threshold's rule above ε = 1")
     parser.add_argument("--fall-rate", action="store_true",
                         help="only the pre-registered fall-rate family (the headroom from how fast the tail falls)")
     args = parser.parse_args(argv)
@@ -643,7 +684,7 @@ def main(argv=None) -> None:
             ladder, values, truth = group[-1][2]
             print(f"training: {name}, {pattern}s {truth:,.0f}, D = {bound}, ladder {ladder[0]:g}–{ladder[-1]:g}", flush=True)
     curves = synthetic + proxies
-    if args.slope_reading or args.per_pattern or args.fall_rate:
+    if args.slope_reading or args.per_pattern or args.fall_rate or args.large_epsilon:
         held = [(name, pattern, cached_curve(args.curves, name, pattern, graph, bound)) for name, pattern, graph, bound in held_out(args.data)]
         if args.slope_reading:
             perfect_landing(held)
@@ -652,6 +693,8 @@ def main(argv=None) -> None:
             per_pattern(curves, held)
         if args.fall_rate:
             fall_rate(curves, held)
+        if args.large_epsilon:
+            large_epsilon(curves, held)
         return
     settings = list(itertools.product(SHARES, THRESHOLDS, HEADROOMS, SPANS))
     ranked, ratios, score = rank(curves, settings)

@@ -35,6 +35,7 @@ from .degree_distribution import (
 from .subgraph_counts import (
     SubgraphCountRelease,
     contribution_bound,
+    default_threshold,
     make_cap_scan,
     make_private_subgraph_count,
     then_cap_scan,
@@ -74,6 +75,7 @@ __all__ = [
     "then_candidate_top_k",
     "SubgraphCountRelease",
     "contribution_bound",
+    "default_threshold",
     "make_cap_scan",
     "then_cap_scan",
     "make_private_subgraph_count",

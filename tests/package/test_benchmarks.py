@@ -385,6 +385,21 @@ def test_subgraph_benchmark_parts_on_a_small_graph():
         B.naive_truncation_smooth(graph, "4-cycle", 1.0, 16, cache=cache)
 
 
+def test_subgraph_benchmark_edge_level_on_a_small_graph(monkeypatch, capsys):
+    """``benchmarks.subgraph_counts.edge_level`` (triangles at edge level: our two releases beside
+    Ladder and smooth sensitivity) on a 300-node clustered graph in place of the Deezer graphs: one
+    line per ε, each error a finite percentage, and the exact count's scale is ``(D − 1)/ε``."""
+    from benchmarks import subgraph_counts as S
+
+    graph = dpg.Graph.from_networkx(nx.powerlaw_cluster_graph(300, 3, 0.5, seed=4))
+    monkeypatch.setattr(S, "_graphs", lambda data, names: iter([("small", graph, 128)]))
+    S.edge_level(None, ["HU"], 3)
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  small")]
+    assert len(lines) == 2 and "Laplace(127)" in lines[1] and "Laplace(158.75)" in lines[0], lines
+    for line in lines:
+        assert len(re.findall(r"\d+\.\d+%", line)) == 5, line
+
+
 def test_selection_yardsticks_are_exact():
     """``benchmarks._selection``: the exact median of ``|b − Laplace(s)|`` is ``s·ln 2`` at ``b = 0``
     and puts half of Laplace's mass within ``b ± m`` otherwise; the idealised decision never beats
