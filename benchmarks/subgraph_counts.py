@@ -5,6 +5,7 @@ Usage (from the repository root)::
     .venv/bin/python -m benchmarks.subgraph_counts [--runs 30] [--data ../shared/data] [--graphs HU RO email]
     .venv/bin/python -m benchmarks.subgraph_counts --scaling   # the listing and one program on up to 10 M edges
     .venv/bin/python -m benchmarks.subgraph_counts --edge-level   # triangles at edge level: ours (two ways), Ladder, smooth
+    .venv/bin/python -m benchmarks.subgraph_counts --naive-at-bound   # naive truncation at each θ, θ = D first
 
 For each graph (Deezer HU and RO, email-Eu-core; a graph whose data is missing is skipped with the
 reason), pattern and ε (0.8 and 1), ``--runs`` releases of each method against the truth, median
@@ -233,6 +234,25 @@ def edge_level(data, names, runs: int) -> None:
                   f"DPGraph's Ladder {ladder_error:.3%}, smooth sensitivity {smooth:.3%} (ε, δ = 1e-6)", flush=True)
 
 
+def naive_at_bound(data, names, runs: int) -> None:
+    """Naive truncation (R2T's NT: drop the edges of nodes above degree ``θ``, count, smooth
+    sensitivity) at each ``θ`` of R2T's list ``D, D/2, …, 2``, the public bound ``θ = D`` first (the
+    table's column draws ``θ`` from the list at random, as R2T's evaluation did): ``runs`` releases
+    each, median relative error, triangles and 2-stars at ε = 0.8 and 1."""
+    from benchmarks import _subgraph_baselines as B
+    from opendp_graph.transformations.subgraphs import subgraph_count
+
+    print("\nnaive truncation at each degree θ (θ = D, the public bound, first): median relative error in", runs, "releases")
+    for name, graph, degree_bound in _graphs(data, names):
+        cache: dict = {}
+        for pattern in ("triangle", "2-star"):
+            truth = subgraph_count(graph, pattern)
+            for epsilon in EPSILONS:
+                cells = [f"{theta}: {_median_error([B.naive_truncation_smooth(graph, pattern, epsilon, theta, cache=cache) for _ in range(runs)], truth):.0%}"
+                         for theta in B.nt_thetas(degree_bound)]
+                print(f"  {name} {pattern}s, ε = {epsilon:g}: " + ", ".join(cells), flush=True)
+
+
 def main(argv=None) -> None:
     import opendp.prelude as dp
 
@@ -247,6 +267,7 @@ def main(argv=None) -> None:
     parser.add_argument("--graphs", nargs="+", default=["HU", "RO", "email"], choices=["HU", "RO", "email"])
     parser.add_argument("--patterns", nargs="+", default=list(PATTERNS), choices=list(PATTERNS))
     parser.add_argument("--scaling", action="store_true", help="only time the listing and the program on copies of HU")
+    parser.add_argument("--naive-at-bound", action="store_true", help="only naive truncation at each θ, the public bound θ = D first")
     parser.add_argument("--edge-level", action="store_true", help="only triangles at edge level: our two releases beside Ladder and smooth sensitivity")
     args = parser.parse_args(argv)
     dp.enable_features("contrib", "honest-but-curious")
@@ -255,6 +276,9 @@ def main(argv=None) -> None:
         return
     if args.edge_level:
         edge_level(args.data, args.graphs, args.runs)
+        return
+    if args.naive_at_bound:
+        naive_at_bound(args.data, args.graphs, args.runs)
         return
 
     for name, graph, degree_bound in _graphs(args.data, args.graphs):

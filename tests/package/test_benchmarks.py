@@ -387,8 +387,9 @@ def test_subgraph_benchmark_parts_on_a_small_graph():
 
 def test_subgraph_benchmark_edge_level_on_a_small_graph(monkeypatch, capsys):
     """``benchmarks.subgraph_counts.edge_level`` (triangles at edge level: our two releases beside
-    Ladder and smooth sensitivity) on a 300-node clustered graph in place of the Deezer graphs: one
-    line per ε, each error a finite percentage, and the exact count's scale is ``(D − 1)/ε``."""
+    Ladder and smooth sensitivity) and ``naive_at_bound`` on a 300-node clustered graph in place of
+    the Deezer graphs: one line per ε (and pattern), each error a finite percentage, the exact
+    count's scale ``(D − 1)/ε``, naive truncation at every ``θ`` of the list from ``D`` down."""
     from benchmarks import subgraph_counts as S
 
     graph = dpg.Graph.from_networkx(nx.powerlaw_cluster_graph(300, 3, 0.5, seed=4))
@@ -398,6 +399,10 @@ def test_subgraph_benchmark_edge_level_on_a_small_graph(monkeypatch, capsys):
     assert len(lines) == 2 and "Laplace(127)" in lines[1] and "Laplace(158.75)" in lines[0], lines
     for line in lines:
         assert len(re.findall(r"\d+\.\d+%", line)) == 5, line
+    S.naive_at_bound(None, ["HU"], 2)  # naive truncation at each θ of R2T's list, θ = D first
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  small")]
+    assert len(lines) == 4 and all(line.split(": ", 1)[1].startswith("128: ") for line in lines), lines
+    assert all(len(re.findall(r"\b\d+: \d+%", line)) == 7 for line in lines), lines  # 128, 64, …, 2
 
 
 def test_selection_yardsticks_are_exact():
