@@ -448,6 +448,19 @@ def test_the_tuning_model_is_the_package_scan():
         assert np.all(np.abs(seen - law) <= 4 * np.sqrt(law * (1 - law) / runs) + 2e-3), (span, seen, law)
 
 
+def _simulated_scans(ladder, values, epsilon1, threshold, span, runs, rng):
+    """``runs`` simulated scans with the package's noise scales under node insertion (numpy noise: a
+    model of the benchmark's law, not a release): the queries, whether each run stopped, and where."""
+    from benchmarks import subgraph_scan_tuning as T
+    from opendp_graph.measurements.subgraph_counts import scan_noise_scales
+
+    b_threshold, b_query = scan_noise_scales(dpg.node_insertion_distance(), tuple(ladder), epsilon1, span)
+    gains = T.scan_gains(ladder, values, span)
+    below = gains[None, :] + rng.laplace(0, b_query, (runs, gains.size)) <= threshold + rng.laplace(0, b_threshold, (runs, 1))
+    stopped = below.any(axis=1)
+    return gains, stopped, np.where(stopped, below.argmax(axis=1), 0)
+
+
 def test_the_slope_reading_law_is_its_rule():
     """``benchmarks.subgraph_scan_tuning.slope_reading_caps`` (the exact law of the released cap
     when a second query sets the headroom, the family tried and not adopted) against 40,000
@@ -455,7 +468,6 @@ def test_the_slope_reading_law_is_its_rule():
     ``Ê = E_{s−g} + Laplace(1/ε_r)``, ``h = clip(round(h₀ − h₁·log₂(max(Ê, 1)/T)), 0, 12)``, ``min(h₀, 12)`` below the gap):
     every rung within 4 standard errors; and its ratio is the exact mixture's."""
     from benchmarks import subgraph_scan_tuning as T
-    from opendp_graph.measurements.subgraph_counts import scan_noise_scales
     from opendp_graph.transformations.subgraphs import capped_subgraph_count
 
     graph = dpg.Graph.from_networkx(nx.powerlaw_cluster_graph(300, 3, 0.5, seed=8))
@@ -467,11 +479,7 @@ def test_the_slope_reading_law_is_its_rule():
     assert law.sum() == pytest.approx(1.0, abs=1e-6)
     # a simulation of the stated rule (numpy noise: a model of the benchmark, not a release)
     runs, rng = 40_000, np.random.default_rng(5)
-    b_threshold, b_query = scan_noise_scales(dpg.node_insertion_distance(), tuple(ladder), share * epsilon, span)
-    gains = T.scan_gains(ladder, values, span)
-    below = gains[None, :] + rng.laplace(0, b_query, (runs, gains.size)) <= threshold + rng.laplace(0, b_threshold, (runs, 1))
-    stopped = below.any(axis=1)
-    stop = np.where(stopped, below.argmax(axis=1), 0)
+    gains, stopped, stop = _simulated_scans(ladder, values, share * epsilon, threshold, span, runs, rng)
     read = gains[np.maximum(stop - gap, 0)] + rng.laplace(0, 1 / (reading * epsilon), runs)
     lift = np.clip(np.floor(h0 - h1 * np.log2(np.maximum(read, 1) / threshold) + 0.5), 0, T.SLOPE_MAX_HEADROOM)
     lift = np.where(stop < gap, min(h0, T.SLOPE_MAX_HEADROOM), lift).astype(int)
@@ -494,7 +502,6 @@ def test_the_fall_rate_law_is_its_rule():
     ``λ = log₂(max(Ê, T)/T)/g'`` and ``h = clip(round(K/max(λ, ¼)), 0, 12)``; at ``s = 0``, ``h = 6``.
     Every rung within 4 standard errors; its ratio is the exact mixture's."""
     from benchmarks import subgraph_scan_tuning as T
-    from opendp_graph.measurements.subgraph_counts import scan_noise_scales
     from opendp_graph.transformations.subgraphs import capped_subgraph_count
 
     graph = dpg.Graph.from_networkx(nx.powerlaw_cluster_graph(300, 3, 0.5, seed=8))
@@ -506,11 +513,7 @@ def test_the_fall_rate_law_is_its_rule():
     assert law.sum() == pytest.approx(1.0, abs=1e-6)
     # a simulation of the stated rule (numpy noise: a model of the benchmark, not a release)
     runs, rng = 100_000, np.random.default_rng(6)
-    b_threshold, b_query = scan_noise_scales(dpg.node_insertion_distance(), tuple(ladder), share * epsilon, span)
-    gains = T.scan_gains(ladder, values, span)
-    below = gains[None, :] + rng.laplace(0, b_query, (runs, gains.size)) <= threshold + rng.laplace(0, b_threshold, (runs, 1))
-    stopped = below.any(axis=1)
-    stop = np.where(stopped, below.argmax(axis=1), 0)
+    gains, stopped, stop = _simulated_scans(ladder, values, share * epsilon, threshold, span, runs, rng)
     back = np.minimum(gap, stop)
     read = gains[stop - back] + rng.laplace(0, (1 + 1e-5) / (reading * epsilon), runs)
     fall = np.log2(np.maximum(read, threshold) / threshold) / np.maximum(back, 1)
