@@ -54,11 +54,12 @@ each row in hindsight).
 from __future__ import annotations
 
 import argparse
+import math
 import time
 
 import numpy as np
 
-from benchmarks._selection import idealised_decision
+from benchmarks._selection import idealised_decision, laplace_median_error
 
 PATTERNS = ("triangle", "2-star", "4-cycle")
 EPSILONS = (0.8, 1.0)
@@ -191,6 +192,36 @@ def scaling(data, copies=(1, 4, 16, 45)) -> None:
         print(f"  {k} × HU: {graph.num_edges:,} edges, {copies_found:,} triangles listed in {listed:.1f} s; program " + ", ".join(cells), flush=True)
 
 
+def discrete_laplace_median(scale: float) -> int:
+    """The median of ``|X|`` for OpenDP's integer Laplace, ``P(X = x) ∝ e^{−|x|/scale}``: the least
+    ``k`` with ``P(|X| ≤ k) = 1 − 2r^{k+1}/(1 + r) ≥ ½``, ``r = e^{−1/scale}``."""
+    r = math.exp(-1.0 / scale)
+    return max(0, math.ceil(math.log((1 + r) / 4) / math.log(r) - 1e-12) - 1)
+
+
+def ladder_median(ls: np.ndarray, epsilon: float) -> int:
+    """The median of ``|error|`` of the Ladder mechanism (:func:`benchmarks._subgraph_baselines.ladder_triangles`)
+    from its law: rung 0 (no error) with weight 1, rung ``r ≥ 1`` with weight ``2·L_{r−1}·e^{−εr/2}``
+    (``L = max(LS, 1)``) uniform over the errors ``±(c_{r−1} + 1) … ±c_r`` (``c`` the sums of ``L``),
+    the tail beyond the last rung with the geometric series' weight."""
+    ladder = np.maximum(np.asarray(ls, dtype=float), 1.0)
+    m = ladder.shape[0]
+    r = np.arange(1, m + 1)
+    logs = np.concatenate([[0.0], np.log(2 * ladder) - epsilon * r / 2,
+                           [math.log(2 * ladder[-1]) - epsilon * (m + 1) / 2 - math.log(1 - math.exp(-epsilon / 2))]])
+    weights = np.exp(logs - logs.max())
+    p = weights / weights.sum()
+    if p[0] >= 0.5:
+        return 0
+    below = p[0] + np.cumsum(p[1:m + 1])  # P(|error| ≤ c_r)
+    rung = int(np.searchsorted(below, 0.5))  # the rung (index into 1..m) that holds the median
+    assert rung < m, "the median lies beyond the listed rungs"
+    ends = np.concatenate([[0.0], np.cumsum(ladder)])
+    before = p[0] + (below[rung - 1] - p[0] if rung else 0.0)
+    share = (0.5 - before) / p[rung + 1]  # how far into the rung, uniform over its L integers
+    return int(ends[rung] + math.ceil(share * ladder[rung] - 1e-12))
+
+
 def edge_level(data, names, runs: int) -> None:
     """Triangles at edge level (one friendship): our two releases beside DPGraph's Ladder and
     smooth sensitivity, ``runs`` releases each at ε = 0.8 and 1.
@@ -211,7 +242,7 @@ def edge_level(data, names, runs: int) -> None:
     from opendp_graph.measurements.subgraph_counts import contribution_bound, scan_noise_scales
     from opendp_graph.transformations.subgraphs import subgraph_count
 
-    print("\ntriangles at edge level (one friendship): median relative error in", runs, "releases")
+    print("\ntriangles at edge level (one friendship): median relative error")
     for name, graph, degree_bound in _graphs(data, names):
         truth = subgraph_count(graph, "triangle")
         for epsilon in EPSILONS:
@@ -229,9 +260,14 @@ def edge_level(data, names, runs: int) -> None:
             cache: dict = {}
             ladder_error = _median_error([B.ladder_triangles(graph, "triangle", epsilon, cache=cache) for _ in range(runs)], truth)
             smooth = _median_error([B.smooth_sensitivity_triangles(graph, "triangle", epsilon, cache=cache) for _ in range(runs)], truth)
-            print(f"  {name}, ε = {epsilon:g}: ours, the node-level release under edge distance {exact:.3%} exact ({sampled:.3%} in {runs}) | "
-                  f"ours, the exact count + Laplace({scale:g}) at D − 1 = {degree_bound - 1}: {plain:.3%} | "
-                  f"DPGraph's Ladder {ladder_error:.3%}, smooth sensitivity {smooth:.3%} (ε, δ = 1e-6)", flush=True)
+            ls = B.triangle_ls_ladder(graph, cache=cache)
+            beta = epsilon / (2 * math.log(2 / 1e-6))
+            smooth_scale = 2 * float(np.max(ls * np.exp(-beta * np.arange(ls.shape[0])))) / epsilon
+            print(f"  {name}, ε = {epsilon:g} (exact medians, {runs}-release medians in brackets): ours, the node-level release "
+                  f"under edge distance {exact:.3%} ({sampled:.3%}) | ours, the exact count + Laplace({scale:g}) at D − 1 = "
+                  f"{degree_bound - 1}: {discrete_laplace_median(scale) / truth:.3%} ({plain:.3%}) | DPGraph's Ladder "
+                  f"{ladder_median(ls, epsilon) / truth:.3%} ({ladder_error:.3%}), smooth sensitivity "
+                  f"{smooth_scale * math.log(2) / truth:.3%} ({smooth:.3%}; ε, δ = 1e-6)", flush=True)
 
 
 def naive_at_bound(data, names, runs: int) -> None:
@@ -242,14 +278,20 @@ def naive_at_bound(data, names, runs: int) -> None:
     from benchmarks import _subgraph_baselines as B
     from opendp_graph.transformations.subgraphs import subgraph_count
 
-    print("\nnaive truncation at each degree θ (θ = D, the public bound, first): median relative error in", runs, "releases")
+    print("\nnaive truncation at each degree θ (θ = D, the public bound, first): exact median relative error "
+          f"(in {runs} releases in brackets)")
     for name, graph, degree_bound in _graphs(data, names):
         cache: dict = {}
         for pattern in ("triangle", "2-star"):
             truth = subgraph_count(graph, pattern)
             for epsilon in EPSILONS:
-                cells = [f"{theta}: {_median_error([B.naive_truncation_smooth(graph, pattern, epsilon, theta, cache=cache) for _ in range(runs)], truth):.0%}"
-                         for theta in B.nt_thetas(degree_bound)]
+                cells = []
+                for theta in B.nt_thetas(degree_bound):
+                    count, degrees = B._nt_parts(graph, pattern, theta, cache)
+                    smooth = B.nt_smooth_sensitivity(degrees, pattern, theta, epsilon / (2 * math.log(2 / 1e-6)))
+                    exact = laplace_median_error(truth - count, 2 * smooth / epsilon) / truth
+                    sampled = _median_error([B.naive_truncation_smooth(graph, pattern, epsilon, theta, cache=cache) for _ in range(runs)], truth)
+                    cells.append(f"{theta}: {exact:.1%} ({sampled:.0%})")
                 print(f"  {name} {pattern}s, ε = {epsilon:g}: " + ", ".join(cells), flush=True)
 
 

@@ -398,11 +398,35 @@ def test_subgraph_benchmark_edge_level_on_a_small_graph(monkeypatch, capsys):
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  small")]
     assert len(lines) == 2 and "Laplace(127)" in lines[1] and "Laplace(158.75)" in lines[0], lines
     for line in lines:
-        assert len(re.findall(r"\d+\.\d+%", line)) == 5, line
+        assert len(re.findall(r"\d+\.\d+%", line)) == 8, line  # four methods, exact and sampled
     S.naive_at_bound(None, ["HU"], 2)  # naive truncation at each θ of R2T's list, θ = D first
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  small")]
     assert len(lines) == 4 and all(line.split(": ", 1)[1].startswith("128: ") for line in lines), lines
-    assert all(len(re.findall(r"\b\d+: \d+%", line)) == 7 for line in lines), lines  # 128, 64, …, 2
+    assert all(len(re.findall(r"\b\d+: \d+\.\d+% \(\d+%\)", line)) == 7 for line in lines), lines  # 128, 64, …, 2
+
+
+@pytest.mark.thorough  # 23,000 draws through OpenDP's samplers (10 s)
+def test_exact_medians_of_the_edge_level_baselines():
+    """``benchmarks.subgraph_counts``' exact medians: OpenDP's integer Laplace (against the closed
+    form's neighbours and 20,000 draws) and the Ladder mechanism's law (against 3,000 draws of the
+    baseline itself): each within sampling error of the draws' median."""
+    import opendp.prelude as dp
+
+    from benchmarks import _subgraph_baselines as B
+    from benchmarks import subgraph_counts as S
+
+    dp.enable_features("contrib", "honest-but-curious")
+    scale = 37.0
+    k, r = S.discrete_laplace_median(scale), np.exp(-1 / scale)
+    assert 1 - 2 * r ** (k + 1) / (1 + r) >= 0.5 > 1 - 2 * r**k / (1 + r)  # the least k with P(|X| ≤ k) ≥ ½
+    noise = dp.m.make_laplace(dp.atom_domain(T=int), dp.absolute_distance(T=int), scale=scale)
+    draws = np.abs([noise(0) for _ in range(20_000)])
+    assert abs(np.mean(draws <= k) - 0.5) < 0.02
+    graph = dpg.Graph.from_networkx(nx.powerlaw_cluster_graph(300, 3, 0.5, seed=4))
+    truth, cache = dpg.subgraph_count(graph, "triangle"), {}
+    median = S.ladder_median(B.triangle_ls_ladder(graph, cache=cache), 1.0)
+    errors = np.abs(np.array([B.ladder_triangles(graph, "triangle", 1.0, cache=cache) for _ in range(3000)]) - truth)
+    assert np.mean(errors < median) <= 0.5 + 0.03 and np.mean(errors <= median) >= 0.5 - 0.03, median
 
 
 def test_selection_yardsticks_are_exact():
