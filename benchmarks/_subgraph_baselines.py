@@ -106,9 +106,11 @@ __all__ = [
     "lp_projection",
     "nt_thetas",
     "naive_truncation_smooth",
+    "naive_truncation_parts",
     "triangle_ls_ladder",
     "ladder_triangles",
     "smooth_sensitivity_triangles",
+    "smooth_sensitivity_scale",
 ]
 
 PATTERNS = ("triangle", "2-star")
@@ -302,11 +304,16 @@ def nt_smooth_sensitivity(degrees: np.ndarray, pattern: str, theta: int, beta: f
 def naive_truncation_smooth(graph, pattern: str, epsilon: float, theta: int, *, delta: float = 1e-6, cache: dict | None = None) -> float:
     """R2T's NT baseline (module docstring, 3): drop edges at nodes of degree > ``theta``, count,
     add ``Lap(2S/ε)`` with ``S`` the smooth bound at ``β = ε/(2 ln(2/δ))``. (ε, δ)-DP."""
+    return _laplace(*naive_truncation_parts(graph, pattern, epsilon, theta, delta=delta, cache=cache))
+
+
+def naive_truncation_parts(graph, pattern: str, epsilon: float, theta: int, *, delta: float = 1e-6, cache: dict | None = None) -> tuple[float, float]:
+    """``(truncated count, Laplace scale 2S/ε)`` of :func:`naive_truncation_smooth` (its exact error
+    is ``|count − truth + Laplace(scale)|``)."""
     _check_pattern(pattern)
     count, degrees = _nt_parts(graph, pattern, int(theta), cache)
     beta = epsilon / (2 * math.log(2 / delta))
-    s = nt_smooth_sensitivity(degrees, pattern, int(theta), beta)
-    return _laplace(count, 2 * s / epsilon)
+    return count, 2 * nt_smooth_sensitivity(degrees, pattern, int(theta), beta) / epsilon
 
 
 # ----------------------------------------------------------------------------- 4. edge level
@@ -398,10 +405,14 @@ def smooth_sensitivity_triangles(graph, pattern: str, epsilon: float, *, delta: 
     """Triangle count + ``Lap(2S/ε)``, ``S = max_t e^{−βt} LS_t``, ``β = ε/(2 ln(2/δ))``. (ε, δ)-DP (edge)."""
     if pattern != "triangle":
         raise ValueError("the edge-level baselines count triangles only")
+    return _laplace(_true_triangles(graph, cache), smooth_sensitivity_scale(graph, epsilon, delta=delta, cache=cache))
+
+
+def smooth_sensitivity_scale(graph, epsilon: float, *, delta: float = 1e-6, cache: dict | None = None) -> float:
+    """The Laplace scale ``2S/ε`` of :func:`smooth_sensitivity_triangles`."""
     ladder = triangle_ls_ladder(graph, cache=cache)
     beta = epsilon / (2 * math.log(2 / delta))
-    s = float(np.max(ladder * np.exp(-beta * np.arange(ladder.shape[0]))))
-    return _laplace(_true_triangles(graph, cache), 2 * s / epsilon)
+    return 2 * float(np.max(ladder * np.exp(-beta * np.arange(ladder.shape[0])))) / epsilon
 
 
 # ----------------------------------------------------------------------------- self check

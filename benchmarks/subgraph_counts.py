@@ -261,8 +261,7 @@ def edge_level(data, names, runs: int) -> None:
             ladder_error = _median_error([B.ladder_triangles(graph, "triangle", epsilon, cache=cache) for _ in range(runs)], truth)
             smooth = _median_error([B.smooth_sensitivity_triangles(graph, "triangle", epsilon, cache=cache) for _ in range(runs)], truth)
             ls = B.triangle_ls_ladder(graph, cache=cache)
-            beta = epsilon / (2 * math.log(2 / 1e-6))
-            smooth_scale = 2 * float(np.max(ls * np.exp(-beta * np.arange(ls.shape[0])))) / epsilon
+            smooth_scale = B.smooth_sensitivity_scale(graph, epsilon, cache=cache)
             print(f"  {name}, ε = {epsilon:g} (exact medians, {runs}-release medians in brackets): ours, the node-level release "
                   f"under edge distance {exact:.3%} ({sampled:.3%}) | ours, the exact count + Laplace({scale:g}) at D − 1 = "
                   f"{degree_bound - 1}: {discrete_laplace_median(scale) / truth:.3%} ({plain:.3%}) | DPGraph's Ladder "
@@ -287,9 +286,8 @@ def naive_at_bound(data, names, runs: int) -> None:
             for epsilon in EPSILONS:
                 cells = []
                 for theta in B.nt_thetas(degree_bound):
-                    count, degrees = B._nt_parts(graph, pattern, theta, cache)
-                    smooth = B.nt_smooth_sensitivity(degrees, pattern, theta, epsilon / (2 * math.log(2 / 1e-6)))
-                    exact = laplace_median_error(truth - count, 2 * smooth / epsilon) / truth
+                    count, scale = B.naive_truncation_parts(graph, pattern, epsilon, theta, cache=cache)
+                    exact = laplace_median_error(truth - count, scale) / truth
                     sampled = _median_error([B.naive_truncation_smooth(graph, pattern, epsilon, theta, cache=cache) for _ in range(runs)], truth)
                     cells.append(f"{theta}: {exact:.1%} ({sampled:.0%})")
                 print(f"  {name} {pattern}s, ε = {epsilon:g}: " + ", ".join(cells), flush=True)

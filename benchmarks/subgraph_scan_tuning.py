@@ -211,15 +211,20 @@ def scan_law(ladder, values, epsilon1, threshold, span) -> np.ndarray:
     never stopping (then it returns the top rung); noise scales read from the package."""
     key = (ladder.tobytes(), values.tobytes(), epsilon1, threshold, span)
     if key not in _LAWS:  # the tuning grid asks for each law once per headroom
-        import opendp.prelude as dp
-
-        import opendp_graph as dpg
-        from opendp_graph.measurements.subgraph_counts import scan_noise_scales
-
-        dp.enable_features("contrib", "honest-but-curious")
-        scales = scan_noise_scales(dpg.node_insertion_distance(), tuple(float(c) for c in ladder), epsilon1, span)
-        _LAWS[key] = stop_law(scan_gains(ladder, values, span), threshold, *scales)
+        _LAWS[key] = stop_law(scan_gains(ladder, values, span), threshold, *insertion_scales(ladder, epsilon1, span))
     return _LAWS[key]
+
+
+def insertion_scales(ladder, epsilon1, span) -> tuple[float, float]:
+    """The package's scan noise ``(b_T, b_Q)`` at ``ε₁`` under node insertion
+    (:func:`~opendp_graph.measurements.subgraph_counts.scan_noise_scales`)."""
+    import opendp.prelude as dp
+
+    import opendp_graph as dpg
+    from opendp_graph.measurements.subgraph_counts import scan_noise_scales
+
+    dp.enable_features("contrib", "honest-but-curious")
+    return scan_noise_scales(dpg.node_insertion_distance(), tuple(float(c) for c in ladder), epsilon1, span)
 
 
 _LAWS: dict = {}
@@ -263,9 +268,7 @@ def default_settings() -> tuple[float, float, int, int]:
     """The package's defaults ``(selection_share, threshold, headroom, span)``, read off its signature."""
     import inspect
 
-    from opendp_graph.measurements.subgraph_counts import make_private_subgraph_count
-
-    from opendp_graph.measurements.subgraph_counts import default_threshold
+    from opendp_graph.measurements.subgraph_counts import default_threshold, make_private_subgraph_count
 
     defaults = inspect.signature(make_private_subgraph_count).parameters
     # the threshold's default follows ε above 1 (default_threshold); at the ε tuned here it is its value at 1
@@ -497,7 +500,8 @@ def fall_rate_caps(ladder, values, epsilon, setting) -> np.ndarray:
     share, threshold, span, reading, gap, bits = setting
     law = scan_law(ladder, values, share * epsilon, threshold, span)
     gains = scan_gains(ladder, values, span)
-    scale = _reading_scale(ladder, share * epsilon, span) * share / reading  # the rise over r·ε
+    # one reading's sensitivity is the scan's largest rise: half the threshold's scale at ε₁, here at r·ε
+    scale = insertion_scales(ladder, share * epsilon, span)[0] / 2 * share / reading
     top = len(ladder) - 1
     caps = np.zeros(top + 1)
     caps[top] += law[-1]
@@ -514,23 +518,6 @@ def fall_rate_caps(ladder, values, epsilon, setting) -> np.ndarray:
         at_least = np.concatenate([[1.0], np.where(bits / (lifts - 0.5) >= FALL_FLOOR, laplace_cdf(level - gains[stop - below], scale), 0.0)])
         np.add.at(caps, np.minimum(stop + np.arange(lifts.size + 1), top), p * (at_least - np.append(at_least[1:], 0.0)))
     return caps
-
-
-def _reading_scale(ladder, epsilon1, span) -> float:
-    """The Laplace scale of one reading of a scan query at ``ε₁``: its largest rise (with the
-    programs' slack) over ``ε₁``, half the threshold's scale in the package's scan."""
-    from opendp_graph.measurements.subgraph_counts import scan_noise_scales
-
-    return scan_noise_scales(_insertion(), tuple(float(c) for c in ladder), epsilon1, span)[0] / 2
-
-
-def _insertion():
-    import opendp.prelude as dp
-
-    import opendp_graph as dpg
-
-    dp.enable_features("contrib", "honest-but-curious")
-    return dpg.node_insertion_distance()
 
 
 def fall_rate_ratio(curve, epsilon, setting) -> float:
@@ -584,9 +571,16 @@ def fall_rate(curves, held, workers: int = 2) -> None:
               + f"); the family's best for this row at ε = 1, in hindsight: {hindsight[0]:.2f}× at {hindsight[1]}", flush=True)
 
 
-#: the threshold rules compared above ε = 1 (``--large-epsilon``); all are 20 at ε ≤ 1
+def _package_threshold(epsilon: float) -> float:
+    from opendp_graph.measurements.subgraph_counts import default_threshold
+
+    return default_threshold(epsilon)
+
+
+#: the threshold rules compared above ε = 1 (``--large-epsilon``); all are 20 at ε ≤ 1; the last is
+#: the package's own :func:`~opendp_graph.measurements.subgraph_counts.default_threshold`
 LARGE_EPSILON_RULES = {"fixed 20": lambda e: 20.0, "20/ε": lambda e: 20.0 * min(1.0, 1.0 / e),
-                       "20/√ε (the default)": lambda e: 20.0 * min(1.0, e ** -0.5)}
+                       "20/√ε (the default)": _package_threshold}
 
 
 def large_epsilon(curves, held) -> None:
