@@ -57,8 +57,9 @@ repeated releases pay for the data part once.
      common neighbours and ``b_ij = d_i + d_j − 2a_ij − 2x_ij`` the nodes adjacent to exactly
      one of ``i, j``. DPGraph loops over all ``n²`` pairs and drops the floor (an upper bound);
      we keep the floor (NRS's exact value), take pairs with ``a_ij ≥ 1`` from the sparse
-     ``A·A``, and the pairs with ``a_ij = 0`` from the highest-degree nodes (exact when the check
-     in the code passes, else the upper bound ``d_(1) + d_(2)``, which only enlarges ``LS``).
+     ``A·A``, and the pairs with ``a_ij = 0`` from the highest-degree nodes, as many as it takes to
+     certify the maximum (a graph that needs more than 4,096 is refused: an upper bound there could
+     break the ladder's condition between neighbours).
      The ladder is ``LS_0, LS_1, …`` up to the first value equal to ``GS = n−2``.
    * :func:`ladder_triangles` — the Ladder mechanism (Zhang, Cormode, Procopiuc, Srivastava &
      Xiao, SIGMOD 2015, Algorithm 1) with the ladder above, as DPGraph: rung 0 is the true count,
@@ -319,8 +320,15 @@ def naive_truncation_parts(graph, pattern: str, epsilon: float, theta: int, *, d
 # ----------------------------------------------------------------------------- 4. edge level
 
 
-def _common_neighbour_buckets(g: Graph, top: int = 1024) -> np.ndarray:
-    """``bucket[a] = max b_ij`` over pairs ``i < j`` with ``a_ij = a`` (−1 where none)."""
+def _common_neighbour_buckets(g: Graph, top: int = 1024, most: int = 4096) -> np.ndarray:
+    """``bucket[a] = max b_ij`` over pairs ``i < j`` with ``a_ij = a`` (−1 where none), exact.
+
+    Pairs with a common neighbour come from the sparse ``A·A``. Pairs with none are searched among
+    the ``k = top`` highest-degree nodes: the best ``b`` found there is the maximum when it is at
+    least ``d_(1) + d_(k+1)`` (no pair with a node outside can beat it). Otherwise ``k`` doubles, up
+    to ``most``; past that the graph is refused. An upper bound in place of the maximum (DPGraph's
+    ``d_(1) + d_(2)``) would enlarge ``LS_t`` on this graph and not on its neighbour, which can
+    break the ladder's condition ``LS_t(G) ≤ LS_{t+1}(G')``."""
     n = g.num_nodes
     d = g.degrees.astype(np.int64)
     a_mat = sp.csr_array((np.ones(2 * g.num_edges, dtype=np.int64), (np.concatenate([g.src, g.dst]), np.concatenate([g.dst, g.src]))), shape=(n, n))
@@ -332,20 +340,23 @@ def _common_neighbour_buckets(g: Graph, top: int = 1024) -> np.ndarray:
     b = d[i] + d[j] - 2 * a - 2 * x
     bucket = np.full(int(a.max(initial=0)) + 1, -1, dtype=np.int64)
     np.maximum.at(bucket, a, b)
-    # pairs with no common neighbour: search the highest-degree nodes
-    if n >= 2:
-        order = np.argsort(-d, kind="stable")
-        k = min(n, top)
+    if n < 2:
+        return bucket
+    order = np.argsort(-d, kind="stable")
+    k = min(n, top)
+    while True:
         sub = order[:k]
         common = (a_mat @ a_mat)[sub][:, sub].toarray()
         adj = a_mat[sub][:, sub].toarray()
         ii, jj = np.triu_indices(k, 1)
         free = common[ii, jj] == 0
         best = int((d[sub][ii] + d[sub][jj] - 2 * adj[ii, jj])[free].max(initial=-1))
-        if k < n and best < d[order[0]] + d[order[k]]:
-            best = int(d[order[0]] + d[order[1]])  # not certified exact: an upper bound
-        bucket[0] = max(bucket[0], best)
-    return bucket
+        if k == n or best >= d[order[0]] + d[order[k]]:
+            bucket[0] = max(bucket[0], best)
+            return bucket
+        if k >= most:
+            raise ValueError(f"the Ladder baseline cannot certify its ladder among the {most} highest-degree nodes; raise most=")
+        k = min(n, 2 * k, most)
 
 
 def triangle_ls_ladder(graph, *, cache: dict | None = None) -> np.ndarray:

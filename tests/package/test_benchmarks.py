@@ -429,6 +429,33 @@ def test_exact_medians_of_the_edge_level_baselines():
     assert np.mean(errors < median) <= 0.5 + 0.03 and np.mean(errors <= median) >= 0.5 - 0.03, median
 
 
+def test_the_ladder_baseline_certifies_its_pairs_without_common_neighbours():
+    """The edge-level Ladder baseline's ``LS_t`` needs the largest ``b_ij`` over pairs with no common
+    neighbour: searched among the highest-degree nodes, widened until the maximum is certain, and the
+    graph refused when it cannot be (an upper bound there can break the ladder's condition)."""
+    from benchmarks import _subgraph_baselines as B
+
+    rng = np.random.default_rng(7)
+    widened = 0
+    for trial in range(20):
+        h = nx.gnp_random_graph(int(rng.integers(6, 40)), float(rng.uniform(0.05, 0.4)), seed=trial)
+        graph = dpg.Graph.from_networkx(h)
+        exact = B._common_neighbour_buckets(graph, top=graph.num_nodes)
+        n = graph.num_nodes
+        free = [h.degree(i) + h.degree(j) - 2 * h.has_edge(i, j) for i in range(n) for j in range(i + 1, n) if not set(h[i]) & set(h[j])]
+        assert exact[0] == max(free, default=-1)
+        assert np.array_equal(B._common_neighbour_buckets(graph, top=2), exact)
+        degrees = sorted((d for _, d in h.degree()), reverse=True)
+        widened += bool(free) and max(free) < degrees[0] + degrees[2]  # top=2 could not certify at once
+    assert widened >= 3, widened
+    star_pair = dpg.Graph.from_networkx(nx.disjoint_union(nx.star_graph(5), nx.star_graph(5)))  # best free pair: the two centres
+    assert B._common_neighbour_buckets(star_pair, top=2)[0] == 10
+    hub = dpg.Graph.from_networkx(nx.complete_graph(6))  # every pair shares a neighbour: nothing free among the top
+    with pytest.raises(ValueError, match="cannot certify"):
+        B._common_neighbour_buckets(dpg.Graph.from_networkx(nx.disjoint_union(nx.complete_graph(6), nx.path_graph(3))), top=2, most=4)
+    assert B._common_neighbour_buckets(hub, top=2)[0] == -1
+
+
 def test_selection_yardsticks_are_exact():
     """``benchmarks._selection``: the exact median of ``|b − Laplace(s)|`` is ``s·ln 2`` at ``b = 0``
     and puts half of Laplace's mass within ``b ± m`` otherwise; the idealised decision never beats
