@@ -6,6 +6,7 @@ Usage (from the repository root)::
     .venv/bin/python -m benchmarks.subgraph_counts --scaling   # the listing and one program on up to 10 M edges
     .venv/bin/python -m benchmarks.subgraph_counts --edge-level   # triangles at edge level: ours (two ways), Ladder, smooth
     .venv/bin/python -m benchmarks.subgraph_counts --naive-at-bound   # naive truncation at each θ, θ = D first
+    .venv/bin/python -m benchmarks.subgraph_counts --stars 3 --graphs RO HU   # 3-stars: the default ladder and a lower one
 
 For each graph (Deezer HU and RO, email-Eu-core; a graph whose data is missing is skipped with the
 reason), pattern and ε (0.8 and 1), ``--runs`` releases of each method against the truth, median
@@ -293,6 +294,77 @@ def naive_at_bound(data, names, runs: int) -> None:
                 print(f"  {name} {pattern}s, ε = {epsilon:g}: " + ", ".join(cells), flush=True)
 
 
+def low_first_rung(pattern: str, degree_bound: int) -> float:
+    """``M/2^(6k)`` for ``k``-stars: a first rung near what a node of degree ``D/64`` holds, as
+    the package's ``M/2^12`` is for 2-stars (``M`` grows as ``D^k``, so ``M/2^12`` sits far above
+    the nodes' loads for ``k ≥ 3`` at a loose ``D``)."""
+    from opendp_graph.measurements.subgraph_counts import contribution_bound
+
+    k = int(pattern.split("-")[0])
+    return max(1.0, contribution_bound(pattern, degree_bound) / 2 ** (6 * k))
+
+
+def stars(data, names, k: int, runs: int, lower_ladder: bool = True) -> None:
+    """``k``-stars (``k ≥ 3``) at ε = 0.8 and 1: ours with the default ladder and with
+    ``min_cap = M/2^(6k)`` (:func:`low_first_rung`), each its exact median from the scan's law and
+    ``runs`` releases, beside the best fixed cap over the lower ladder. Cost: each program of the
+    lower ladder is solved cold first and timed; a release pays those from the first rung to where
+    its scan stops plus ``span`` (printed at the median stop of the scan's law at ε = 1). The copies
+    are listed in memory: Deezer RO's 7.9 M 3-stars took 6.9 GB at the lowest rung. Without
+    ``lower_ladder`` only the default ladder runs, the best fixed cap over it (Deezer HU's first
+    program at ``M/2^18`` had not finished after 49 minutes)."""
+    import opendp.prelude as dp
+
+    import opendp_graph as dpg
+    from benchmarks import subgraph_scan_tuning as tuning
+    from opendp_graph.measurements.subgraph_counts import _ladder as ladder
+    from opendp_graph.measurements.subgraph_counts import contribution_bound, default_threshold
+    from opendp_graph.transformations.subgraphs import capped_subgraph_count, subgraph_count
+
+    pattern = f"{k}-star"
+    share, _, _, span = tuning.default_settings()
+    which = f"the default ladder and with min_cap = M/2^{6 * k}" if lower_ladder else "the default ladder"
+    print(f"\n{pattern}s: ours with {which}; exact median relative error ({runs}-release median in brackets), "
+          f"the best fixed cap over {'the lower' if lower_ladder else 'that'} ladder beside")
+    for name, graph, degree_bound in _graphs(data, names):
+        truth = subgraph_count(graph, pattern)
+        bound = contribution_bound(pattern, degree_bound)
+        print(f"  {name}: {truth:,} {pattern}s, M = {bound:,}", flush=True)
+
+        def measurement(epsilon, min_cap):
+            return dpg.make_private_subgraph_count(dpg.graph_domain(), dpg.node_insertion_distance(), dp.loss_of(epsilon=epsilon), pattern,
+                                                   max_contribution=bound, min_cap=min_cap)
+
+        configs = (("default ladder", None), (f"min_cap = M/2^{6 * k}", low_first_rung(pattern, degree_bound)))
+        if lower_ladder:
+            lower = ladder(configs[1][1], bound)  # the package's ladder from that rung (checked against a release's below)
+            seconds = []
+            for tau in lower:
+                start = time.perf_counter()
+                capped_subgraph_count(graph, pattern, tau)  # kept per graph: the releases below reuse it
+                seconds.append(time.perf_counter() - start)
+            low = tuning.values_on(graph, pattern, lower)
+            law = tuning.scan_law(*low[:2], share * 1.0, default_threshold(1.0), span)
+            stop = int(np.argmax(np.cumsum(law) >= 0.5))
+            paid = seconds[: stop + span + 1]
+            print(f"    min_cap = M/2^{6 * k}: the scan's median stop at ε = 1 is rung {stop}, so a cold release solves rungs 0–{stop + span}: "
+                  f"{sum(paid):.0f} s ({', '.join(f'{s:.0f}' for s in paid)} s; the first lists the copies)", flush=True)
+        else:
+            configs = configs[:1]
+            low = tuning.values_on(graph, pattern, ladder(float(measurement(1.0, None)(graph).caps[0]), bound))
+        for label, min_cap in configs:
+            for epsilon in EPSILONS:
+                meas = measurement(epsilon, min_cap)
+                outs = [meas(graph) for _ in range(runs)]
+                assert min_cap is None or outs[0].caps == tuple(low[0])
+                curve = tuning.values_on(graph, pattern, outs[0].caps)
+                fixed_error, fixed_cap, _ = best_fixed(low, epsilon, runs)
+                exact = exact_error(curve, epsilon)
+                sampled = _median_error([o.estimate for o in outs], truth)
+                print(f"    {label} (first rung {outs[0].caps[0]:g}), ε = {epsilon:g}: ours {exact:.2%} ({sampled:.2%}), "
+                      f"{exact / fixed_error:.2f}× the best fixed cap {fixed_error:.2%} (τ = {fixed_cap:g})", flush=True)
+
+
 def main(argv=None) -> None:
     import opendp.prelude as dp
 
@@ -309,6 +381,8 @@ def main(argv=None) -> None:
     parser.add_argument("--scaling", action="store_true", help="only time the listing and the program on copies of HU")
     parser.add_argument("--naive-at-bound", action="store_true", help="only naive truncation at each θ, the public bound θ = D first")
     parser.add_argument("--edge-level", action="store_true", help="only triangles at edge level: our two releases beside Ladder and smooth sensitivity")
+    parser.add_argument("--stars", type=int, default=None, metavar="K", help="only K-stars (K >= 3): ours with the default ladder and a lower one")
+    parser.add_argument("--default-ladder-only", action="store_true", help="with --stars: skip the lower ladder (its programs take long on large graphs)")
     args = parser.parse_args(argv)
     dp.enable_features("contrib", "honest-but-curious")
     if args.scaling:
@@ -319,6 +393,9 @@ def main(argv=None) -> None:
         return
     if args.naive_at_bound:
         naive_at_bound(args.data, args.graphs, args.runs)
+        return
+    if args.stars is not None:
+        stars(args.data, args.graphs, args.stars, args.runs, lower_ladder=not args.default_ladder_only)
         return
 
     for name, graph, degree_bound in _graphs(args.data, args.graphs):

@@ -389,7 +389,8 @@ def test_subgraph_benchmark_edge_level_on_a_small_graph(monkeypatch, capsys):
     """``benchmarks.subgraph_counts.edge_level`` (triangles at edge level: our two releases beside
     Ladder and smooth sensitivity) and ``naive_at_bound`` on a 300-node clustered graph in place of
     the Deezer graphs: one line per ε (and pattern), each error a finite percentage, the exact
-    count's scale ``(D − 1)/ε``, naive truncation at every ``θ`` of the list from ``D`` down."""
+    count's scale ``(D − 1)/ε``, naive truncation at every ``θ`` of the list from ``D`` down; and
+    ``stars`` (the default ladder and the lower one) on an 80-node graph."""
     from benchmarks import subgraph_counts as S
 
     graph = dpg.Graph.from_networkx(nx.powerlaw_cluster_graph(300, 3, 0.5, seed=4))
@@ -403,6 +404,19 @@ def test_subgraph_benchmark_edge_level_on_a_small_graph(monkeypatch, capsys):
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  small")]
     assert len(lines) == 4 and all(line.split(": ", 1)[1].startswith("128: ") for line in lines), lines
     assert all(len(re.findall(r"\b\d+: \d+\.\d+% \(\d+%\)", line)) == 7 for line in lines), lines  # 128, 64, …, 2
+    small = dpg.Graph.from_networkx(nx.powerlaw_cluster_graph(80, 3, 0.5, seed=4))
+    monkeypatch.setattr(S, "_graphs", lambda data, names: iter([("small", small, 128)]))
+    S.stars(None, ["HU"], 3, 2)  # 3-stars: the default ladder and min_cap = M/2^18
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("    ")]
+    low = S.low_first_rung("3-star", 128)
+    assert low == dpg.measurements.subgraph_counts.contribution_bound("3-star", 128) / 2**18
+    assert re.search(r"median stop at ε = 1 is rung \d+, so a cold release solves rungs 0–\d+: \d+ s \(", lines.pop(0)), lines
+    assert len(lines) == 4 and all(f"(first rung {low:g})" in line for line in lines[2:]), lines
+    assert all(len(re.findall(r"\d+\.\d+%", line)) == 3 and "× the best fixed cap" in line for line in lines), lines
+    monkeypatch.setattr(S, "_graphs", lambda data, names: iter([("small", small, 128)]))
+    S.stars(None, ["HU"], 3, 2, lower_ladder=False)  # the default ladder alone
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("    ")]
+    assert len(lines) == 2 and all(line.startswith("    default ladder") for line in lines), lines
 
 
 @pytest.mark.thorough  # 23,000 draws through OpenDP's samplers (10 s)
