@@ -310,7 +310,7 @@ def stars(data, names, k: int, runs: int, lower_ladder: bool = True) -> None:
     ``runs`` releases, beside the best fixed cap over the lower ladder. Cost: each program of the
     lower ladder is solved cold first and timed; a release pays those from the first rung to where
     its scan stops plus ``span`` (printed at the median stop of the scan's law at ε = 1). The copies
-    are listed in memory: Deezer RO's 7.9 M 3-stars took 6.9 GB at the lowest rung. Without
+    are listed in memory: Deezer RO's 7.9 M 3-stars took 6.6 GiB (resident, at most) at the lowest rung. Without
     ``lower_ladder`` only the default ladder runs, the best fixed cap over it (Deezer HU's first
     program at ``M/2^18`` had not finished after 49 minutes)."""
     import opendp.prelude as dp
