@@ -329,6 +329,8 @@ def _common_neighbour_buckets(g: Graph, top: int = 1024, most: int = 4096) -> np
     to ``most``; past that the graph is refused. An upper bound in place of the maximum (DPGraph's
     ``d_(1) + d_(2)``) would enlarge ``LS_t`` on this graph and not on its neighbour, which can
     break the ladder's condition ``LS_t(G) ≤ LS_{t+1}(G')``."""
+    if top < 1 or most < top:
+        raise ValueError(f"top must be at least 1 and most at least top, got top={top!r}, most={most!r}")
     n = g.num_nodes
     d = g.degrees.astype(np.int64)
     a_mat = sp.csr_array((np.ones(2 * g.num_edges, dtype=np.int64), (np.concatenate([g.src, g.dst]), np.concatenate([g.dst, g.src]))), shape=(n, n))

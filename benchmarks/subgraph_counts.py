@@ -309,7 +309,8 @@ def stars(data, names, k: int, runs: int, lower_ladder: bool = True) -> None:
     ``min_cap = M/2^(6k)`` (:func:`low_first_rung`), each its exact median from the scan's law and
     ``runs`` releases, beside the best fixed cap over the lower ladder. Cost: each program of the
     lower ladder is solved cold first and timed; a release pays those from the first rung to where
-    its scan stops plus ``span`` (printed at the median stop of the scan's law at ε = 1). The copies
+    its scan stops plus ``max(span, headroom)`` (its queries read ``span`` rungs above a rung, it
+    releases ``headroom`` above the stop; printed at the median stop of the scan's law at ε = 1). The copies
     are listed in memory: Deezer RO's 7.9 M 3-stars took 6.6 GiB (resident, at most) at the lowest rung. Without
     ``lower_ladder`` only the default ladder runs, the best fixed cap over it (Deezer HU's first
     program at ``M/2^18`` had not finished after 49 minutes)."""
@@ -322,7 +323,7 @@ def stars(data, names, k: int, runs: int, lower_ladder: bool = True) -> None:
     from opendp_graph.transformations.subgraphs import capped_subgraph_count, subgraph_count
 
     pattern = f"{k}-star"
-    share, _, _, span = tuning.default_settings()
+    share, _, headroom, span = tuning.default_settings()
     which = f"the default ladder and with min_cap = M/2^{6 * k}" if lower_ladder else "the default ladder"
     print(f"\n{pattern}s: ours with {which}; exact median relative error ({runs}-release median in brackets), "
           f"the best fixed cap over {'the lower' if lower_ladder else 'that'} ladder beside")
@@ -346,8 +347,9 @@ def stars(data, names, k: int, runs: int, lower_ladder: bool = True) -> None:
             low = tuning.values_on(graph, pattern, lower)
             law = tuning.scan_law(*low[:2], share * 1.0, default_threshold(1.0), span)
             stop = int(np.argmax(np.cumsum(law) >= 0.5))
-            paid = seconds[: stop + span + 1]
-            print(f"    min_cap = M/2^{6 * k}: the scan's median stop at ε = 1 is rung {stop}, so a cold release solves rungs 0–{stop + span}: "
+            last = stop + max(span, headroom)  # the scan reads Q up to stop + span, the release solves stop + headroom
+            paid = seconds[: last + 1]
+            print(f"    min_cap = M/2^{6 * k}: the scan's median stop at ε = 1 is rung {stop}, so a cold release solves rungs 0–{last}: "
                   f"{sum(paid):.0f} s ({', '.join(f'{s:.0f}' for s in paid)} s; the first lists the copies)", flush=True)
         else:
             configs = configs[:1]

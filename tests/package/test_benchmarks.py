@@ -410,7 +410,8 @@ def test_subgraph_benchmark_edge_level_on_a_small_graph(monkeypatch, capsys):
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("    ")]
     low = S.low_first_rung("3-star", 128)
     assert low == dpg.measurements.subgraph_counts.contribution_bound("3-star", 128) / 2**18
-    assert re.search(r"median stop at ε = 1 is rung \d+, so a cold release solves rungs 0–\d+: \d+ s \(", lines.pop(0)), lines
+    cost = re.search(r"median stop at ε = 1 is rung (\d+), so a cold release solves rungs 0–(\d+): \d+ s \(", lines.pop(0))
+    assert cost and int(cost.group(2)) == int(cost.group(1)) + 6, cost  # the release's rung, headroom 6 above the stop
     assert len(lines) == 4 and all(f"(first rung {low:g})" in line for line in lines[2:]), lines
     assert all(len(re.findall(r"\d+\.\d+%", line)) == 3 and "× the best fixed cap" in line for line in lines), lines
     monkeypatch.setattr(S, "_graphs", lambda data, names: iter([("small", small, 128)]))
@@ -468,6 +469,9 @@ def test_the_ladder_baseline_certifies_its_pairs_without_common_neighbours():
     with pytest.raises(ValueError, match="cannot certify"):
         B._common_neighbour_buckets(dpg.Graph.from_networkx(nx.disjoint_union(nx.complete_graph(6), nx.path_graph(3))), top=2, most=4)
     assert B._common_neighbour_buckets(hub, top=2)[0] == -1
+    for top, most in ((0, 4), (-1, 4), (4, 2)):  # a search that could never widen is refused, not looped
+        with pytest.raises(ValueError, match="top must be"):
+            B._common_neighbour_buckets(hub, top=top, most=most)
 
 
 def test_selection_yardsticks_are_exact():
