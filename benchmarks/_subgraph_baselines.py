@@ -334,7 +334,8 @@ def _common_neighbour_buckets(g: Graph, top: int = 1024, most: int = 4096) -> np
     n = g.num_nodes
     d = g.degrees.astype(np.int64)
     a_mat = sp.csr_array((np.ones(2 * g.num_edges, dtype=np.int64), (np.concatenate([g.src, g.dst]), np.concatenate([g.dst, g.src]))), shape=(n, n))
-    a2 = sp.triu(a_mat @ a_mat, k=1).tocoo()
+    a_sq = a_mat @ a_mat  # common neighbours of every pair: the buckets and the search below
+    a2 = sp.triu(a_sq, k=1).tocoo()
     i, j, a = a2.row.astype(np.int64), a2.col.astype(np.int64), a2.data.astype(np.int64)
     keys = g.src * n + g.dst
     at = np.minimum(np.searchsorted(keys, i * n + j), max(keys.shape[0] - 1, 0))
@@ -348,7 +349,7 @@ def _common_neighbour_buckets(g: Graph, top: int = 1024, most: int = 4096) -> np
     k = min(n, top)
     while True:
         sub = order[:k]
-        common = (a_mat @ a_mat)[sub][:, sub].toarray()
+        common = a_sq[sub][:, sub].toarray()
         adj = a_mat[sub][:, sub].toarray()
         ii, jj = np.triu_indices(k, 1)
         free = common[ii, jj] == 0

@@ -218,7 +218,7 @@ def ladder_median(ls: np.ndarray, epsilon: float) -> int:
     rung = int(np.searchsorted(below, 0.5))  # the rung (index into 1..m) that holds the median
     assert rung < m, "the median lies beyond the listed rungs"
     ends = np.concatenate([[0.0], np.cumsum(ladder)])
-    before = p[0] + (below[rung - 1] - p[0] if rung else 0.0)
+    before = below[rung - 1] if rung else p[0]  # P(|error| ≤ c_{rung})
     share = (0.5 - before) / p[rung + 1]  # how far into the rung, uniform over its L integers
     return int(ends[rung] + math.ceil(share * ladder[rung] - 1e-12))
 
@@ -351,16 +351,13 @@ def stars(data, names, k: int, runs: int, lower_ladder: bool = True) -> None:
             paid = seconds[: last + 1]
             print(f"    min_cap = M/2^{6 * k}: the scan's median stop at ε = 1 is rung {stop}, so a cold release solves rungs 0–{last}: "
                   f"{sum(paid):.0f} s ({', '.join(f'{s:.0f}' for s in paid)} s; the first lists the copies)", flush=True)
-        else:
-            configs = configs[:1]
-            low = tuning.values_on(graph, pattern, ladder(float(measurement(1.0, None)(graph).caps[0]), bound))
-        for label, min_cap in configs:
+        for label, min_cap in configs if lower_ladder else configs[:1]:
             for epsilon in EPSILONS:
                 meas = measurement(epsilon, min_cap)
                 outs = [meas(graph) for _ in range(runs)]
                 assert min_cap is None or outs[0].caps == tuple(low[0])
                 curve = tuning.values_on(graph, pattern, outs[0].caps)
-                fixed_error, fixed_cap, _ = best_fixed(low, epsilon, runs)
+                fixed_error, fixed_cap, _ = best_fixed(low if lower_ladder else curve, epsilon, runs)
                 exact = exact_error(curve, epsilon)
                 sampled = _median_error([o.estimate for o in outs], truth)
                 print(f"    {label} (first rung {outs[0].caps[0]:g}), ε = {epsilon:g}: ours {exact:.2%} ({sampled:.2%}), "
