@@ -275,11 +275,17 @@ def test_roster_free_release_on_the_chat_log():
     meas = tails >> dp.m.then_laplace(scale=128.0)  # map 2k = 128: ε = 1
     assert meas.map(1) == pytest.approx(1.0)
     truth = C.histogram_from_tails(C.message_count_tails(log, 64))
-    noisy = meas(log)
-    fitted = C.histogram_from_tails(noisy, noise_scale=128.0)
-    assert fitted.shape == (64,) and np.all(fitted >= 0)
-    assert np.abs(fitted - truth).sum() / truth.sum() < 0.35  # measured 0.16 (median of 10)
-    assert np.abs(C.histogram_from_tails(noisy) - truth).sum() / truth.sum() < 1.5  # isotonic: 0.54 (median); 1.03 seen once
+    fitted_errors, isotonic_errors = [], []
+    for _ in range(5):  # the median of five: one release exceeded 0.35 in 2 of 400 simulated (a flaky test)
+        noisy = meas(log)
+        fitted = C.histogram_from_tails(noisy, noise_scale=128.0)
+        assert fitted.shape == (64,) and np.all(fitted >= 0)
+        fitted_errors.append(np.abs(fitted - truth).sum() / truth.sum())
+        isotonic_errors.append(np.abs(C.histogram_from_tails(noisy) - truth).sum() / truth.sum())
+    # 400 simulated releases: median 0.16, 99th percentile 0.30, so a median of five above 0.30
+    # happens about 10·0.01³ = 1e-5 of the time; isotonic regression alone: 99th percentile 0.89
+    assert np.median(fitted_errors) < 0.30
+    assert np.median(isotonic_errors) < 1.5
     assert "group message" in dpg.accuracy(tails >> dp.m.then_laplace(scale=128.0)).not_included
 
 
