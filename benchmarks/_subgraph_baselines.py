@@ -51,28 +51,16 @@ repeated releases pay for the data part once.
    ``θ`` uniformly from ``{1024, 512, …, 2}`` per run (Deezer); :func:`nt_thetas` gives that list.
 4. Edge-level triangle baselines as DPGraph runs them (``Algorithms/edgeDP_subgraphCounting.py``):
 
-   * :func:`triangle_ls_ladder` — local sensitivity at edge distance ``t`` of the triangle count
-     (Nissim, Raskhodnikova & Smith 2007, Section 3.2; Karwa, Raskhodnikova, Smith & Yaroslavtsev,
-     VLDB 2011): ``LS_t = max_{i<j} min(a_ij + ⌊(t + min(t, b_ij))/2⌋, n−2)`` with ``a_ij``
-     common neighbours and ``b_ij = d_i + d_j − 2a_ij − 2x_ij`` the nodes adjacent to exactly
-     one of ``i, j``. DPGraph loops over all ``n²`` pairs and drops the floor (an upper bound);
-     we keep the floor (NRS's exact value), take pairs with ``a_ij ≥ 1`` from the sparse
-     ``A·A``, and the pairs with ``a_ij = 0`` from the highest-degree nodes, as many as it takes to
-     certify the maximum (a graph that needs more than 4,096 is refused: an upper bound there could
-     break the ladder's condition between neighbours).
-     The ladder is ``LS_0, LS_1, …`` up to the first value equal to ``GS = n−2``.
-   * :func:`ladder_triangles` — the Ladder mechanism (Zhang, Cormode, Procopiuc, Srivastava &
-     Xiao, SIGMOD 2015, Algorithm 1) with the ladder above, as DPGraph: rung 0 is the true count,
-     rung ``t ≥ 1`` holds the ``2·LS_{t−1}`` integers at distance
-     ``(Σ_{i<t−1} LS_i, Σ_{i≤t−1} LS_i]``, each of weight ``e^{−εt/2}``; rungs past the ladder
-     have width ``GS``. A rung is chosen by the exponential mechanism over rungs (OpenDP's
-     ``make_noisy_max`` with Gumbel noise, i.e. under ``zero_concentrated_divergence``, on the
-     log-weights ``ln(size) − εt/2`` at scale 1: this samples ``∝ e^{score}`` exactly; its own
-     privacy map is not the guarantee here, the ladder's theorem is); the tail's extra rung
-     count ``e ≥ 1`` (``∝ e^{−εe/2}``) from OpenDP's integer Laplace at scale ``2/ε``
-     conditioned on non-zero; the integer inside the rung uniformly by a Gumbel noisy max over
-     equal scores. Differences from DPGraph: DPGraph's tail starts one rung too far
-     (``low = dst + ext·LS``) and uses real-valued rung widths; ours are integers (floor form).
+   * :func:`triangle_ls_ladder` — local sensitivity at edge distance ``t`` of the triangle count,
+     ``LS_0, LS_1, …`` up to the first value equal to ``GS = n−2``: the package's
+     :func:`opendp_graph.measurements.triangle_sensitivity_ladder` (Nissim, Raskhodnikova & Smith
+     2007, Section 3.2, with the floor; the maximum over pairs exact). DPGraph loops over all
+     ``n²`` pairs and drops the floor, an upper bound that can break the Ladder's condition between
+     neighbours.
+   * the Ladder mechanism (Zhang, Cormode, Procopiuc, Srivastava & Xiao, SIGMOD 2015) is the
+     package's :func:`opendp_graph.make_ladder_triangle_count`, the benchmark's edge-level row of
+     ours. DPGraph runs the same algorithm with its upper-bound ladder, real-valued rung widths and
+     a tail that starts one rung too far (``low = dst + ext·LS``).
    * :func:`smooth_sensitivity_triangles` — ``S = max_t e^{−βt} LS_t``. DPGraph: ``β = ε/6``,
      noise ``6S/ε`` times a standard Cauchy. OpenDP has no Cauchy: we use the (ε, δ) Laplace
      form (``β = ε/(2 ln(2/δ))``, ``Lap(2S/ε)``, ``δ = 1e-6`` by default).
@@ -88,9 +76,9 @@ from pathlib import Path
 
 import numpy as np
 import opendp.prelude as dp
-import scipy.sparse as sp
 
 from opendp_graph import Graph
+from opendp_graph.measurements import triangle_sensitivity_ladder
 from opendp_graph.transformations.subgraphs import capped_subgraph_count, subgraph_count
 from opendp_graph.transformations.triangles import triangle_count
 
@@ -109,7 +97,6 @@ __all__ = [
     "naive_truncation_smooth",
     "naive_truncation_parts",
     "triangle_ls_ladder",
-    "ladder_triangles",
     "smooth_sensitivity_triangles",
     "smooth_sensitivity_scale",
 ]
@@ -157,30 +144,14 @@ def _laplace(value: float, scale: float) -> float:
     return float(m(float(value)))
 
 
-def _gumbel_argmax(scores: np.ndarray) -> int:
-    """An index drawn with probability ``∝ exp(scores[i])`` (OpenDP's noisy max with Gumbel noise:
-    the exponential mechanism; the scale-1 Gumbel is what zCDP selects in OpenDP 0.16)."""
-    m = dp.m.make_noisy_max(
-        dp.vector_domain(dp.atom_domain(T=float, nan=False)),
-        dp.linf_distance(T=float),
-        dp.zero_concentrated_divergence(),
-        scale=1.0,
-    )
-    return int(m([float(s) for s in scores]))
-
-
 def _uniform_index(size: int) -> int:
-    """A uniform index in ``0..size-1`` (Gumbel noisy max over equal scores)."""
-    return 0 if size <= 1 else _gumbel_argmax(np.zeros(size))
-
-
-def _positive_geometric(epsilon: float) -> int:
-    """``e ≥ 1`` with probability ``∝ exp(−ε e / 2)``: |OpenDP integer Laplace at scale 2/ε|, given ≠ 0."""
-    m = dp.m.make_laplace(dp.atom_domain(T=int), dp.absolute_distance(T=int), scale=2.0 / epsilon)
-    while True:
-        k = abs(int(m(0)))
-        if k:
-            return k
+    """A uniform index in ``0..size-1`` (OpenDP's Gumbel noisy max over equal scores)."""
+    if size <= 1:
+        return 0
+    m = dp.m.make_noisy_max(
+        dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.linf_distance(T=float), dp.zero_concentrated_divergence(), scale=1.0
+    )
+    return int(m([0.0] * size))
 
 
 def _cached(cache: dict | None, key, compute):
@@ -320,99 +291,21 @@ def naive_truncation_parts(graph, pattern: str, epsilon: float, theta: int, *, d
 # ----------------------------------------------------------------------------- 4. edge level
 
 
-def _common_neighbour_buckets(g: Graph, top: int = 1024, most: int = 4096) -> np.ndarray:
-    """``bucket[a] = max b_ij`` over pairs ``i < j`` with ``a_ij = a`` (−1 where none), exact.
-
-    Pairs with a common neighbour come from the sparse ``A·A``. Pairs with none are searched among
-    the ``k = top`` highest-degree nodes: the best ``b`` found there is the maximum when it is at
-    least ``d_(1) + d_(k+1)`` (no pair with a node outside can beat it). Otherwise ``k`` doubles, up
-    to ``most``; past that the graph is refused. An upper bound in place of the maximum (DPGraph's
-    ``d_(1) + d_(2)``) would enlarge ``LS_t`` on this graph and not on its neighbour, which can
-    break the ladder's condition ``LS_t(G) ≤ LS_{t+1}(G')``."""
-    if top < 1 or most < top:
-        raise ValueError(f"top must be at least 1 and most at least top, got top={top!r}, most={most!r}")
-    n = g.num_nodes
-    d = g.degrees.astype(np.int64)
-    a_mat = sp.csr_array((np.ones(2 * g.num_edges, dtype=np.int64), (np.concatenate([g.src, g.dst]), np.concatenate([g.dst, g.src]))), shape=(n, n))
-    a_sq = a_mat @ a_mat  # common neighbours of every pair: the buckets and the search below
-    a2 = sp.triu(a_sq, k=1).tocoo()
-    i, j, a = a2.row.astype(np.int64), a2.col.astype(np.int64), a2.data.astype(np.int64)
-    keys = g.src * n + g.dst
-    at = np.minimum(np.searchsorted(keys, i * n + j), max(keys.shape[0] - 1, 0))
-    x = (keys[at] == i * n + j).astype(np.int64) if keys.size else np.zeros_like(i)
-    b = d[i] + d[j] - 2 * a - 2 * x
-    bucket = np.full(int(a.max(initial=0)) + 1, -1, dtype=np.int64)
-    np.maximum.at(bucket, a, b)
-    if n < 2:
-        return bucket
-    order = np.argsort(-d, kind="stable")
-    k = min(n, top)
-    while True:
-        sub = order[:k]
-        common = a_sq[sub][:, sub].toarray()
-        adj = a_mat[sub][:, sub].toarray()
-        ii, jj = np.triu_indices(k, 1)
-        free = common[ii, jj] == 0
-        best = int((d[sub][ii] + d[sub][jj] - 2 * adj[ii, jj])[free].max(initial=-1))
-        if k == n or best >= d[order[0]] + d[order[k]]:
-            bucket[0] = max(bucket[0], best)
-            return bucket
-        if k >= most:
-            raise ValueError(f"the Ladder baseline cannot certify its ladder among the {most} highest-degree nodes; raise most=")
-        k = min(n, 2 * k, most)
-
-
 def triangle_ls_ladder(graph, *, cache: dict | None = None) -> np.ndarray:
     """``LS_t`` (edge distance ``t``) of the triangle count for ``t = 0, 1, …`` up to the first
-    ``t`` where it equals ``GS = n − 2`` (module docstring, 4)."""
+    ``t`` where it equals ``GS = n − 2`` (module docstring, 4; the package's exact ladder)."""
     g = _as_graph(graph)
 
     def compute():
-        n = g.num_nodes
-        gs = max(n - 2, 0)
-        bucket = _common_neighbour_buckets(g)
-        a_vals = np.flatnonzero(bucket >= 0)
-        t = np.arange(2 * gs + 2, dtype=np.int64)
-        ls = np.zeros(t.shape[0], dtype=np.int64)
-        for a in a_vals:
-            np.maximum(ls, a + (t + np.minimum(t, bucket[a])) // 2, out=ls)
-        ls = np.minimum(ls, gs)
-        stop = int(np.argmax(ls >= gs)) if (ls >= gs).any() else ls.shape[0] - 1
-        return ls[: stop + 1]
+        gs = max(g.num_nodes - 2, 0)
+        ls = triangle_sensitivity_ladder(g, 2 * gs + 2)
+        return ls[: int(np.argmax(ls >= gs)) + 1]
 
     return _cached(cache, "ls_ladder", compute)
 
 
 def _true_triangles(graph, cache):
     return _cached(cache, ("count", "triangle"), lambda: float(triangle_count(_as_graph(graph))))
-
-
-def ladder_triangles(graph, pattern: str, epsilon: float, *, cache: dict | None = None) -> float:
-    """The Ladder mechanism for the triangle count under edge DP (module docstring, 4). ε-DP."""
-    if pattern != "triangle":
-        raise ValueError("the edge-level baselines count triangles only")
-    truth = _true_triangles(graph, cache)
-    ladder = np.maximum(triangle_ls_ladder(graph, cache=cache), 1)  # a rung holds ≥ 1 integer per side
-    m = ladder.shape[0]
-    t = np.arange(1, m + 1)
-    scores = np.concatenate(
-        [
-            [0.0],
-            np.log(2.0 * ladder) - epsilon * t / 2.0,
-            [math.log(2.0 * ladder[-1]) - epsilon * (m + 1) / 2.0 - math.log(1.0 - math.exp(-epsilon / 2.0))],
-        ]
-    )
-    rung = _gumbel_argmax(scores)
-    if rung == 0:
-        return truth
-    ends = np.concatenate([[0], np.cumsum(ladder)])
-    if rung <= m:
-        low, width = int(ends[rung - 1]), int(ladder[rung - 1])
-    else:
-        low, width = int(ends[-1]) + (_positive_geometric(epsilon) - 1) * int(ladder[-1]), int(ladder[-1])
-    pick = _uniform_index(2 * width)
-    sign = 1.0 if pick < width else -1.0
-    return truth + sign * (low + pick % width + 1)
 
 
 def smooth_sensitivity_triangles(graph, pattern: str, epsilon: float, *, delta: float = 1e-6, cache: dict | None = None) -> float:
@@ -464,6 +357,9 @@ def _self_check() -> None:
 
     import networkx as nx
 
+    import opendp_graph as dpg
+    from opendp_graph import make_ladder_triangle_count
+
     # 1. LS_t against brute force on random 8-node graphs (t = 0, 1, 2)
     for trial in range(12):
         h = nx.gnp_random_graph(8, 0.2 + 0.05 * trial, seed=trial)
@@ -492,7 +388,8 @@ def _self_check() -> None:
     for pattern in PATTERNS:
         print(f"   NT {pattern} θ=64, ε=100:", round(naive_truncation_smooth(g, pattern, 100.0, 64, cache=cache)),
               "truncated count", cache[("nt", pattern, 64)][0], "truth", pattern_count(g, pattern))
-    lad = [ladder_triangles(g, "triangle", 1.0, cache=cache) for _ in range(9)]
+    ladder = make_ladder_triangle_count(dpg.graph_domain(), dpg.edge_distance(), dp.loss_of(epsilon=1.0))
+    lad = [ladder(g) for _ in range(9)]
     smo = [smooth_sensitivity_triangles(g, "triangle", 1.0, cache=cache) for _ in range(9)]
     print("   LS_0..3:", triangle_ls_ladder(g, cache=cache)[:4], "ladder length", triangle_ls_ladder(g, cache=cache).shape[0])
     print(f"   ε=1 median relative error: ladder {np.median(np.abs(np.array(lad) - truth)) / truth:.4f},"

@@ -24,7 +24,8 @@ relative error (and, for ours, how often its interval holds the truth):
 * **LP projection** (Kasiviswanathan et al.) at a cap drawn from R2T's ``D², D²/2, …, 2`` as R2T
   evaluated it, and **naive truncation** at a degree drawn from ``1024, …, 2`` with smooth
   sensitivity;
-* at **edge level** (triangles only): DPGraph's Ladder and smooth-sensitivity triangle counts.
+* at **edge level** (triangles only): ours, the Ladder mechanism (:func:`opendp_graph.make_ladder_triangle_count`,
+  DPGraph's algorithm with an exact ladder), and smooth-sensitivity triangle counts as DPGraph runs them.
 
 4-cycles get R2T's race and the LP projection with ``GS = D³`` (a node is in at most
 ``C(D, 2)·(D − 1)`` of them; R2T's scripts do not give their 4-cycle bound), not naive truncation
@@ -200,32 +201,32 @@ def discrete_laplace_median(scale: float) -> int:
     return max(0, math.ceil(math.log((1 + r) / 4) / math.log(r) - 1e-12) - 1)
 
 
-def ladder_median(ls: np.ndarray, epsilon: float) -> int:
-    """The median of ``|error|`` of the Ladder mechanism (:func:`benchmarks._subgraph_baselines.ladder_triangles`)
-    from its law: rung 0 (no error) with weight 1, rung ``r ≥ 1`` with weight ``2·L_{r−1}·e^{−εr/2}``
-    (``L = max(LS, 1)``) uniform over the errors ``±(c_{r−1} + 1) … ±c_r`` (``c`` the sums of ``L``),
-    the tail beyond the last rung with the geometric series' weight."""
-    ladder = np.maximum(np.asarray(ls, dtype=float), 1.0)
-    m = ladder.shape[0]
-    r = np.arange(1, m + 1)
-    logs = np.concatenate([[0.0], np.log(2 * ladder) - epsilon * r / 2,
-                           [math.log(2 * ladder[-1]) - epsilon * (m + 1) / 2 - math.log(1 - math.exp(-epsilon / 2))]])
-    weights = np.exp(logs - logs.max())
-    p = weights / weights.sum()
+def ladder_median(graph, epsilon: float) -> int:
+    """The median of ``|error|`` of :func:`opendp_graph.make_ladder_triangle_count` at ``ε`` under
+    ``edge_distance()``, from its law: the rungs' probabilities from the very log-weights the release
+    draws with, each rung ``r ≥ 1`` uniform over the errors ``±(E_{r−1} + 1) … ±E_r``."""
+    from opendp_graph.measurements.ladder import ROUNDING_SHARE, _explicit_rungs, _ladder_widths, _rung_log_weights, _scale_for
+
+    scale = _scale_for(epsilon * (1.0 - ROUNDING_SHARE))
+    widths, tail = _ladder_widths(graph, _explicit_rungs(scale), None)
+    logs = _rung_log_weights(widths, tail, scale)
+    p = np.exp(logs - logs.max())
+    p /= p.sum()
     if p[0] >= 0.5:
         return 0
-    below = p[0] + np.cumsum(p[1:m + 1])  # P(|error| ≤ c_r)
-    rung = int(np.searchsorted(below, 0.5))  # the rung (index into 1..m) that holds the median
-    assert rung < m, "the median lies beyond the listed rungs"
-    ends = np.concatenate([[0.0], np.cumsum(ladder)])
-    before = below[rung - 1] if rung else p[0]  # P(|error| ≤ c_{rung})
-    share = (0.5 - before) / p[rung + 1]  # how far into the rung, uniform over its L integers
-    return int(ends[rung] + math.ceil(share * ladder[rung] - 1e-12))
+    m = widths.shape[0]
+    within = p[0] + np.cumsum(p[1 : m + 1])  # P(|error| ≤ E_r), r = 1..m
+    rung = int(np.searchsorted(within, 0.5))  # index r − 1 of the rung that holds the median
+    assert rung < m, "the median lies beyond the explicit rungs"
+    ends = np.concatenate([[0], np.cumsum(widths)])
+    before = within[rung - 1] if rung else p[0]
+    share = (0.5 - before) / p[rung + 1]  # how far into the rung, uniform over its integers
+    return int(ends[rung] + math.ceil(share * widths[rung] - 1e-12))
 
 
 def edge_level(data, names, runs: int) -> None:
-    """Triangles at edge level (one friendship): our two releases beside DPGraph's Ladder and
-    smooth sensitivity, ``runs`` releases each at ε = 0.8 and 1.
+    """Triangles at edge level (one friendship): our three releases beside smooth sensitivity,
+    ``runs`` releases each at ε = 0.8 and 1.
 
     * the node-level release (:func:`opendp_graph.make_private_subgraph_count`) under
       ``edge_distance()``: one edge moves the capped count by at most ``τ`` and the scan's queries as
@@ -233,7 +234,9 @@ def edge_level(data, names, runs: int) -> None:
       (the scan's scales are checked equal);
     * the exact count (``then_triangle_count``) with OpenDP's Laplace at the public degree bound's
       sensitivity ``D − 1`` (one edge closes at most ``D − 1`` triangles), its scale found by
-      ``dp.binary_search_param``.
+      ``dp.binary_search_param``;
+    * the Ladder mechanism (:func:`opendp_graph.make_ladder_triangle_count`; DPGraph's algorithm
+      with an exact ladder), its exact median from its law (:func:`ladder_median`).
     """
     import opendp.prelude as dp
 
@@ -259,14 +262,16 @@ def edge_level(data, names, runs: int) -> None:
             count = space >> dpg.then_triangle_count() >> dp.m.then_laplace(scale=scale)
             plain = _median_error([count(graph) for _ in range(runs)], truth)
             cache: dict = {}
-            ladder_error = _median_error([B.ladder_triangles(graph, "triangle", epsilon, cache=cache) for _ in range(runs)], truth)
+            lad = dpg.make_ladder_triangle_count(dpg.graph_domain(), dpg.edge_distance(), dp.loss_of(epsilon=epsilon))
+            start = time.perf_counter()
+            ladder_error = _median_error([lad(graph) for _ in range(runs)], truth)
+            ladder_seconds = (time.perf_counter() - start) / runs
             smooth = _median_error([B.smooth_sensitivity_triangles(graph, "triangle", epsilon, cache=cache) for _ in range(runs)], truth)
-            ls = B.triangle_ls_ladder(graph, cache=cache)
             smooth_scale = B.smooth_sensitivity_scale(graph, epsilon, cache=cache)
             print(f"  {name}, ε = {epsilon:g} (exact medians, {runs}-release medians in brackets): ours, the node-level release "
                   f"under edge distance {exact:.3%} ({sampled:.3%}) | ours, the exact count + Laplace({scale:g}) at D − 1 = "
-                  f"{degree_bound - 1}: {discrete_laplace_median(scale) / truth:.3%} ({plain:.3%}) | DPGraph's Ladder "
-                  f"{ladder_median(ls, epsilon) / truth:.3%} ({ladder_error:.3%}), smooth sensitivity "
+                  f"{degree_bound - 1}: {discrete_laplace_median(scale) / truth:.3%} ({plain:.3%}) | ours, the Ladder mechanism "
+                  f"{ladder_median(graph, epsilon) / truth:.3%} ({ladder_error:.3%}; {ladder_seconds:.2f} s a release) | smooth sensitivity "
                   f"{smooth_scale * math.log(2) / truth:.3%} ({smooth:.3%}; ε, δ = 1e-6)", flush=True)
 
 
@@ -367,6 +372,7 @@ def stars(data, names, k: int, runs: int, lower_ladder: bool = True) -> None:
 def main(argv=None) -> None:
     import opendp.prelude as dp
 
+    import opendp_graph as dpg
     from benchmarks import _subgraph_baselines as B
     from benchmarks import subgraph_scan_tuning as tuning
     from opendp_graph.transformations.subgraphs import subgraph_count
@@ -439,7 +445,8 @@ def main(argv=None) -> None:
                                     for _ in range(args.runs)], truth)
                 line += f" | naive truncation {nt:.0%}"
                 if pattern == "triangle":
-                    ladder = _median_error([B.ladder_triangles(graph, pattern, epsilon, cache=cache) for _ in range(args.runs)], truth)
+                    lad = dpg.make_ladder_triangle_count(dpg.graph_domain(), dpg.edge_distance(), dp.loss_of(epsilon=epsilon))
+                    ladder = _median_error([lad(graph) for _ in range(args.runs)], truth)
                     smooth = _median_error([B.smooth_sensitivity_triangles(graph, pattern, epsilon, cache=cache) for _ in range(args.runs)], truth)
                     line += f" | edge level: Ladder {ladder:.3%}, smooth sensitivity {smooth:.3%}"
                 print(line + ideal_line, flush=True)

@@ -6,6 +6,8 @@
   candidates;
 * :mod:`.subgraph_counts`: node-level triangle, k-star and 4-cycle counts with the cap chosen by
   a sparse-vector scan (:func:`make_private_subgraph_count`);
+* :mod:`.ladder`: edge-level triangle counts by the Ladder mechanism
+  (:func:`make_ladder_triangle_count`), the noise following the graph's local sensitivity;
 * :mod:`.degree_distribution`: the node-level degree distribution with its projection bound
   chosen under DP (:func:`make_private_degree_distribution`) and its post-processing;
 * :mod:`.accuracy`: the noise of a release as a half-width (:class:`Accuracy`,
@@ -32,6 +34,7 @@ from .degree_distribution import (
     make_private_degree_distribution,
     then_private_degree_distribution,
 )
+from .ladder import make_ladder_triangle_count, then_ladder_triangle_count, triangle_sensitivity_ladder
 from .subgraph_counts import (
     SubgraphCountRelease,
     contribution_bound,
@@ -73,6 +76,9 @@ __all__ = [
     "then_corrected_laplace_threshold",
     "make_candidate_top_k",
     "then_candidate_top_k",
+    "make_ladder_triangle_count",
+    "then_ladder_triangle_count",
+    "triangle_sensitivity_ladder",
     "SubgraphCountRelease",
     "contribution_bound",
     "default_threshold",

@@ -371,7 +371,7 @@ def test_subgraph_benchmark_parts_on_a_small_graph():
     assert ideal is None or (0 <= ideal[1] <= 0.5 and ideal[2] >= 1 / 0.98 - 1e-9)
     gs = B.public_bound("triangle", 64)
     for value in (B.r2t(graph, "triangle", 1.0, gs, cache=cache), B.lp_projection(graph, "triangle", 1.0, 8.0, cache=cache),
-                  B.naive_truncation_smooth(graph, "triangle", 1.0, 16, cache=cache), B.ladder_triangles(graph, "triangle", 1.0, cache=cache),
+                  B.naive_truncation_smooth(graph, "triangle", 1.0, 16, cache=cache),
                   B.smooth_sensitivity_triangles(graph, "triangle", 1.0, cache=cache)):
         assert np.isfinite(value)
     # 4-cycles: R2T's race and the LP projection with GS = D³; at a large ε the race is near the truth
@@ -386,8 +386,8 @@ def test_subgraph_benchmark_parts_on_a_small_graph():
 
 
 def test_subgraph_benchmark_edge_level_on_a_small_graph(monkeypatch, capsys):
-    """``benchmarks.subgraph_counts.edge_level`` (triangles at edge level: our two releases beside
-    Ladder and smooth sensitivity) and ``naive_at_bound`` on a 300-node clustered graph in place of
+    """``benchmarks.subgraph_counts.edge_level`` (triangles at edge level: our three releases, the
+    Ladder mechanism among them, beside smooth sensitivity) and ``naive_at_bound`` on a 300-node clustered graph in place of
     the Deezer graphs: one line per ε (and pattern), each error a finite percentage, the exact
     count's scale ``(D − 1)/ε``, naive truncation at every ``θ`` of the list from ``D`` down; and
     ``stars`` (the default ladder and the lower one) on an 80-node graph."""
@@ -427,7 +427,6 @@ def test_exact_medians_of_the_edge_level_baselines():
     baseline itself): each within sampling error of the draws' median."""
     import opendp.prelude as dp
 
-    from benchmarks import _subgraph_baselines as B
     from benchmarks import subgraph_counts as S
 
     dp.enable_features("contrib", "honest-but-curious")
@@ -438,40 +437,25 @@ def test_exact_medians_of_the_edge_level_baselines():
     draws = np.abs([noise(0) for _ in range(20_000)])
     assert abs(np.mean(draws <= k) - 0.5) < 0.02
     graph = dpg.Graph.from_networkx(nx.powerlaw_cluster_graph(300, 3, 0.5, seed=4))
-    truth, cache = dpg.subgraph_count(graph, "triangle"), {}
-    median = S.ladder_median(B.triangle_ls_ladder(graph, cache=cache), 1.0)
-    errors = np.abs(np.array([B.ladder_triangles(graph, "triangle", 1.0, cache=cache) for _ in range(3000)]) - truth)
+    truth = dpg.subgraph_count(graph, "triangle")
+    median = S.ladder_median(graph, 1.0)
+    ladder = dpg.make_ladder_triangle_count(dpg.graph_domain(), dpg.edge_distance(), dp.loss_of(epsilon=1.0))
+    errors = np.abs(np.array([ladder(graph) for _ in range(3000)]) - truth)
     assert np.mean(errors < median) <= 0.5 + 0.03 and np.mean(errors <= median) >= 0.5 - 0.03, median
 
 
-def test_the_ladder_baseline_certifies_its_pairs_without_common_neighbours():
-    """The edge-level Ladder baseline's ``LS_t`` needs the largest ``b_ij`` over pairs with no common
-    neighbour: searched among the highest-degree nodes, widened until the maximum is certain, and the
-    graph refused when it cannot be (an upper bound there can break the ladder's condition)."""
+def test_the_ladder_baseline_is_the_package_ladder_up_to_the_global_sensitivity():
+    """The smooth-sensitivity baseline reads ``LS_t`` from the package's exact ladder, cut at the
+    first ``t`` where it reaches ``GS = n − 2`` (the ladder itself is brute-forced in
+    ``tests/measurements/test_ladder.py``)."""
     from benchmarks import _subgraph_baselines as B
 
-    rng = np.random.default_rng(7)
-    widened = 0
-    for trial in range(20):
-        h = nx.gnp_random_graph(int(rng.integers(6, 40)), float(rng.uniform(0.05, 0.4)), seed=trial)
+    for h in (nx.karate_club_graph(), nx.disjoint_union(nx.star_graph(5), nx.star_graph(5)), nx.complete_graph(6)):
         graph = dpg.Graph.from_networkx(h)
-        exact = B._common_neighbour_buckets(graph, top=graph.num_nodes)
-        n = graph.num_nodes
-        free = [h.degree(i) + h.degree(j) - 2 * h.has_edge(i, j) for i in range(n) for j in range(i + 1, n) if not set(h[i]) & set(h[j])]
-        assert exact[0] == max(free, default=-1)
-        assert np.array_equal(B._common_neighbour_buckets(graph, top=2), exact)
-        degrees = sorted((d for _, d in h.degree()), reverse=True)
-        widened += bool(free) and max(free) < degrees[0] + degrees[2]  # top=2 could not certify at once
-    assert widened >= 3, widened
-    star_pair = dpg.Graph.from_networkx(nx.disjoint_union(nx.star_graph(5), nx.star_graph(5)))  # best free pair: the two centres
-    assert B._common_neighbour_buckets(star_pair, top=2)[0] == 10
-    hub = dpg.Graph.from_networkx(nx.complete_graph(6))  # every pair shares a neighbour: nothing free among the top
-    with pytest.raises(ValueError, match="cannot certify"):
-        B._common_neighbour_buckets(dpg.Graph.from_networkx(nx.disjoint_union(nx.complete_graph(6), nx.path_graph(3))), top=2, most=4)
-    assert B._common_neighbour_buckets(hub, top=2)[0] == -1
-    for top, most in ((0, 4), (-1, 4), (4, 2)):  # a search that could never widen is refused, not looped
-        with pytest.raises(ValueError, match="top must be"):
-            B._common_neighbour_buckets(hub, top=top, most=most)
+        ls = B.triangle_ls_ladder(graph)
+        gs = graph.num_nodes - 2
+        assert ls[-1] == gs and (ls[:-1] < gs).all()
+        assert np.array_equal(ls, dpg.measurements.triangle_sensitivity_ladder(graph, ls.shape[0]))
 
 
 def test_selection_yardsticks_are_exact():

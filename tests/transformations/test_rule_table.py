@@ -63,6 +63,7 @@ NOT_QUERIES = {
     "make_message_count_histogram": "a query on a MessageLog, not on a graph",
     "make_private_subgraph_count": "a measurement composed of make_cap_scan and make_capped_subgraph_count",
     "make_cap_scan": "a measurement (a sparse-vector scan over make_capped_subgraph_count's ladder)",
+    "make_ladder_triangle_count": "a measurement (the Ladder mechanism: an exponential mechanism over the triangle count's local-sensitivity ladder, proved in its docstring)",
     "make_person_graph": "a MessageLog → graph conversion (person → one rewired node, proved in its docstring), not a query on a graph",
 }
 # the variants of make_label_counts, by the output metric that selects them
