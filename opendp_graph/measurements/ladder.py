@@ -180,8 +180,8 @@ def _choose(scores: np.ndarray) -> int:
     at scale 1 (the output measure ``zero_concentrated_divergence`` selects Gumbel in OpenDP 0.16;
     its sampler is exact for the given floats). Its own privacy map is not used: the guarantee is
     the exponential mechanism's over the rungs (:func:`make_ladder_triangle_count`)."""
-    meas = dp.m.make_noisy_max(
-        dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.linf_distance(T=float), dp.zero_concentrated_divergence(), scale=1.0
+    meas = dp.m.make_noisy_max(  # f64 whatever OpenDP's default float type: the rounding bound assumes it
+        dp.vector_domain(dp.atom_domain(T="f64", nan=False)), dp.linf_distance(T="f64"), dp.zero_concentrated_divergence(), scale=1.0
     )
     return int(meas(scores.tolist()))
 
@@ -336,12 +336,12 @@ def make_ladder_triangle_count(input_domain: dp.Domain, input_metric: dp.Metric,
     epsilon = privacy_budget(privacy_loss, ("epsilon",), "make_ladder_triangle_count")["epsilon"]
     units = positive_integer("d_in", d_in)
     edges_per_unit = _edges_per_unit(input_metric)
-    per_edge = epsilon * (1.0 - ROUNDING_SHARE) / (units * edges_per_unit)
-    if not 1e-12 <= per_edge <= 1e12:
+    if not 1e-12 <= epsilon / (units * edges_per_unit) <= 1e12:
         raise ValueError(
             f"epsilon={epsilon!r} over {units * edges_per_unit} edges is outside what the Ladder mechanism supports "
             "(1e-12 to 1e12 per edge): its weights would not be finite floats"
         )
+    per_edge = epsilon * (1.0 - ROUNDING_SHARE) / (units * edges_per_unit)
     scale = _scale_for(per_edge)
     explicit = _explicit_rungs(scale)
     slack = 4.0 * _rounding_bound(explicit, scale)
@@ -353,21 +353,23 @@ def make_ladder_triangle_count(input_domain: dp.Domain, input_metric: dp.Metric,
 
     if privacy_map(units) > epsilon:
         raise ValueError(
-            f"epsilon={epsilon!r} at d_in={units} is too small for the Ladder mechanism: the float rounding of its weights would not fit"
+            f"epsilon={epsilon!r} at d_in={units} is too small for the Ladder mechanism: the bound on the float rounding of its "
+            "weights (about 5e-12 at small epsilon) does not fit in the 2^-20 share of epsilon set aside for it (epsilon below about 5e-6)"
         )
 
     def release(graph: Graph) -> int:
         domain.check_member(graph)
         try:
             widths, tail_width = _ladder_widths(graph, explicit, degree_cap)
+            truth = triangle_count(graph)
         except MemoryError:  # numpy's message would name the size it wanted, which the graph sets
-            raise MemoryError("the Ladder mechanism's common-neighbour counts of this graph do not fit in memory") from None
-        truth = triangle_count(graph)
+            raise MemoryError("the Ladder mechanism's counts of this graph do not fit in memory") from None
+        listed = widths.shape[0]  # at most explicit: the ladder reaches GS by 2·GS + 1
         rung = _choose(_rung_log_weights(widths, tail_width, scale))
         if rung == 0:
             return truth
-        extra = _tail_rung(scale) if rung > explicit else 0
-        width = int(widths[rung - 1]) if rung <= explicit else tail_width
+        extra = _tail_rung(scale) if rung > listed else 0
+        width = int(widths[rung - 1]) if rung <= listed else tail_width
         return _place(truth, widths, tail_width, rung, extra, _uniform(2 * width))
 
     return dp.m.make_user_measurement(input_domain, input_metric, dp.max_divergence(), release, privacy_map, TO="ExtrinsicObject")

@@ -227,6 +227,50 @@ def test_the_tail_is_geometric_past_the_integer_laplace_clamp(monkeypatch):
     assert chisquare(observed, 1500 * np.array(expected + [1 - sum(expected)])).pvalue > 1e-6
 
 
+@pytest.mark.parametrize(
+    ("graph", "max_degree", "epsilon", "draws"),
+    [
+        (nx.path_graph(3), None, 1.0, 300),  # GS = 1: the ladder is listed for 4 rungs, the tail drawn 10 % of the time
+        pytest.param(nx.cycle_graph(5), 2, 0.5, 1500, marks=pytest.mark.thorough),  # GS = D − 1 = 1
+        pytest.param(nx.karate_club_graph(), None, 0.3, 600, marks=pytest.mark.thorough),
+    ],
+)
+def test_releases_follow_the_exact_law_end_to_end(graph, max_degree, epsilon, draws):
+    """The release itself (rung, tail, placement, uniform draws) against the exact law of
+    :func:`_output_law`: a chi-square over bins of ``|k − truth|`` at ``p = 10⁻⁶``. On small graphs
+    the tail (the rungs past ``2·GS + 2``) is drawn often, and the sign must be balanced."""
+    g = dpg.Graph.from_networkx(graph)
+    meas = dpg.make_ladder_triangle_count(dpg.graph_domain(max_degree=max_degree), dpg.edge_distance(), dp.loss_of(epsilon=epsilon))
+    scale = _scale_for(epsilon * (1.0 - 2.0**-20))
+    widths, tail = _ladder_widths(g, _explicit_rungs(scale), None if max_degree is None else max_degree - 1)
+    truth = triangle_count(g)
+    window = int(widths.sum()) + 60 * tail
+    ks, law = _output_law(truth, widths, tail, scale, window)
+    distance = np.abs(ks - truth)
+    edges = np.unique(np.quantile(distance, [0, 0.02, 0.05, 0.1, 0.2, 0.4, 0.7, 1.0], method="lower"))
+    outs = np.array([meas(g) for _ in range(draws)])
+    observed, expected = [], []
+    for low, high in zip(edges[:-1], edges[1:]):
+        observed.append(np.sum((np.abs(outs - truth) >= low) & (np.abs(outs - truth) < high)))
+        expected.append(np.exp(law[(distance >= low) & (distance < high)]).sum())
+    observed.append(np.sum(np.abs(outs - truth) >= edges[-1]))
+    expected.append(1 - sum(expected))
+    expected = np.array(expected) * draws
+    assert chisquare(observed, expected).pvalue > 1e-6, (observed, expected.round(1))
+    assert np.sum(outs > truth) > 0.35 * np.sum(outs != truth)
+
+
+def test_a_memory_error_names_nothing_of_the_graph(monkeypatch):
+    def too_big(graph):
+        raise MemoryError("Unable to allocate 30.0 MiB for an array with shape (3933522,)")
+
+    monkeypatch.setattr(ladder_module, "triangle_count", too_big)
+    meas = dpg.make_ladder_triangle_count(dpg.graph_domain(), dpg.edge_distance(), dp.loss_of(epsilon=1.0))
+    with pytest.raises(MemoryError) as refusal:
+        dpg.release(meas, dpg.Graph.from_networkx(nx.path_graph(4)))
+    assert not any(ch.isdigit() for ch in str(refusal.value))
+
+
 def test_the_release_is_near_the_truth_and_its_map_is_exact_at_the_boundary():
     graph = dpg.Graph.from_networkx(nx.karate_club_graph())  # 45 triangles
     meas = dpg.make_ladder_triangle_count(dpg.graph_domain(), dpg.edge_distance(), dp.loss_of(epsilon=1.0))
