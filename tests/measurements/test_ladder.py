@@ -84,7 +84,8 @@ def test_the_ladder_on_random_graphs_matches_a_slow_maximum_over_pairs(monkeypat
         assert np.array_equal(triangle_sensitivity_ladder(g, 12), np.minimum(slow, g.num_nodes - 2)), seed
 
 
-@pytest.mark.parametrize("max_degree", [None, pytest.param(2, marks=pytest.mark.thorough), pytest.param(3, marks=pytest.mark.thorough)])
+@pytest.mark.thorough  # the default run keeps the exact law on the same pairs (what the conditions are for) and the brute-forced ladder
+@pytest.mark.parametrize("max_degree", [None, 2, 3])
 def test_the_ladder_condition_holds_between_every_pair_of_neighbours(max_degree):
     """Zhang et al.'s two conditions on the widths the release uses: the count moves by at most
     ``w_0`` of either graph, and ``w_t(G) ≤ w_{t+1}(G')``, over every pair of 5-node graphs one edge
@@ -210,7 +211,7 @@ def test_wide_rungs_draw_their_integer_uniformly_by_digits(monkeypatch):
     millions of integers): with a base of 4, sizes 10 and 17 (two and three digits) come out uniform."""
     monkeypatch.setattr(ladder_module, "UNIFORM_BASE", 4)
     for size in (10, 17):
-        draws = np.bincount([ladder_module._uniform(size) for _ in range(40 * size)], minlength=size)
+        draws = np.bincount([ladder_module._uniform(size) for _ in range(25 * size)], minlength=size)
         assert draws.shape[0] == size and chisquare(draws).pvalue > 1e-6
 
 

@@ -385,6 +385,7 @@ def test_subgraph_benchmark_parts_on_a_small_graph():
         B.naive_truncation_smooth(graph, "4-cycle", 1.0, 16, cache=cache)
 
 
+@pytest.mark.thorough  # 17 s: the benchmark's three side modes on small graphs (the default run keeps its parts' test)
 def test_subgraph_benchmark_edge_level_on_a_small_graph(monkeypatch, capsys):
     """``benchmarks.subgraph_counts.edge_level`` (triangles at edge level: our three releases, the
     Ladder mechanism among them, beside smooth sensitivity) and ``naive_at_bound`` on a 300-node clustered graph in place of
