@@ -388,8 +388,9 @@ def _self_check() -> None:
     for pattern in PATTERNS:
         print(f"   NT {pattern} θ=64, ε=100:", round(naive_truncation_smooth(g, pattern, 100.0, 64, cache=cache)),
               "truncated count", cache[("nt", pattern, 64)][0], "truth", pattern_count(g, pattern))
-    ladder = make_ladder_triangle_count(dpg.graph_domain(), dpg.edge_distance(), dp.loss_of(epsilon=1.0))
-    lad = [ladder(g) for _ in range(9)]
+    dp.enable_features("honest-but-curious")  # the package's graph domain is a user domain
+    ladder_release = make_ladder_triangle_count(dpg.graph_domain(), dpg.edge_distance(), dp.loss_of(epsilon=1.0))
+    lad = [ladder_release(g) for _ in range(9)]
     smo = [smooth_sensitivity_triangles(g, "triangle", 1.0, cache=cache) for _ in range(9)]
     print("   LS_0..3:", triangle_ls_ladder(g, cache=cache)[:4], "ladder length", triangle_ls_ladder(g, cache=cache).shape[0])
     print(f"   ε=1 median relative error: ladder {np.median(np.abs(np.array(lad) - truth)) / truth:.4f},"
