@@ -205,9 +205,9 @@ def ladder_median(graph, epsilon: float) -> int:
     """The median of ``|error|`` of :func:`opendp_graph.make_ladder_triangle_count` at ``ε`` under
     ``edge_distance()``, from its law: the rungs' probabilities from the very log-weights the release
     draws with, each rung ``r ≥ 1`` uniform over the errors ``±(E_{r−1} + 1) … ±E_r``."""
-    from opendp_graph.measurements.ladder import ROUNDING_SHARE, _explicit_rungs, _ladder_widths, _rung_log_weights, _scale_for
+    from opendp_graph.measurements.ladder import _explicit_rungs, _ladder_scale, _ladder_widths, _rung_log_weights
 
-    scale = _scale_for(epsilon * (1.0 - ROUNDING_SHARE))
+    scale = _ladder_scale(epsilon, 1)
     widths, tail = _ladder_widths(graph, _explicit_rungs(scale), None)
     logs = _rung_log_weights(widths, tail, scale)
     p = np.exp(logs - logs.max())
@@ -217,7 +217,7 @@ def ladder_median(graph, epsilon: float) -> int:
     m = widths.shape[0]
     within = p[0] + np.cumsum(p[1 : m + 1])  # P(|error| ≤ E_r), r = 1..m
     rung = int(np.searchsorted(within, 0.5))  # index r − 1 of the rung that holds the median
-    assert rung < m, "the median lies beyond the explicit rungs"
+    assert rung < m, "the median lies beyond the listed rungs"
     ends = np.concatenate([[0], np.cumsum(widths)])
     before = within[rung - 1] if rung else p[0]
     share = (0.5 - before) / p[rung + 1]  # how far into the rung, uniform over its integers

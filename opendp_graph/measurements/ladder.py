@@ -29,7 +29,15 @@ import scipy.sparse as sp
 from ..core._checks import integer_at_least, positive_integer
 from ..core.domains import graph_domain_descriptor
 from ..core.graph import Graph
-from ..core.metrics import EdgeDistance, GroupDistance, integer_d_in, metric_descriptor
+from ..core.metrics import (
+    EdgeDistance,
+    EdgeLabelDistance,
+    GroupDistance,
+    NodeDistance,
+    NodeInsertionDistance,
+    integer_d_in,
+    metric_descriptor,
+)
 from ..transformations import then
 from ..transformations.triangles import triangle_count
 from ._context import privacy_budget
@@ -77,9 +85,9 @@ def _pair_buckets(graph: Graph) -> dict[int, int]:
     Pairs with a common neighbour come from the sparse ``A·A`` (:func:`_common_neighbour_maxima`).
     For pairs with none, the largest ``b = d_i + d_j − 2x_ij`` is found by walking the nodes in
     decreasing degree: each ``i`` pairs with the nodes after it (a pair with an earlier node was
-    weighed from that node), and its best partner is among the next ``|{j: a_ij ≥ 1}| + d_i + 1``
-    (past the first that is neither a common-neighbour pair nor adjacent, no later ``j`` does
-    better); the walk stops at the first ``i`` whose degree plus the next one's is at most the best
+    weighed from that node), and its best partner is among the next ``Σ_{k ∈ N(i)} d_k + d_i + 1``
+    (the nodes two steps away counted with repeats, at least the common-neighbour partners; past the
+    first that is neither such a partner nor adjacent, no later ``j`` does better); the walk stops at the first ``i`` whose degree plus the next one's is at most the best
     found. No bound stands in for the maximum: an upper bound on one graph and not its neighbour
     breaks the ladder's condition. The work grows as ``Σ_v d_v²`` (the pairs two steps apart).
     """
@@ -147,8 +155,8 @@ def _explicit_rungs(scale: float) -> int:
 
 def _rounding_bound(explicit: int, scale: float) -> float:
     """A bound on how far any float log-weight of :func:`_rung_log_weights` is from its exact value.
-    Each is at most four correctly rounded or ≤ 1-ulp operations (a log, a division, a ``log`` of
-    ``expm1``, two subtractions) on magnitudes at most ``B = 64 + (explicit + 2)/scale +
+    Each takes at most seven correctly rounded or ≤ 1-ulp operations (the tail's: a log, two
+    divisions, ``expm1``, a log of it, two subtractions) on magnitudes at most ``B = 64 + (explicit + 2)/scale +
     |ln(1 − e^{−1/scale})| + 2``, so within ``8·2^{−52}·B``; we take ``2^{−46}·B``, eight times that."""
     magnitude = 66.0 + (explicit + 2) / scale + abs(math.log(-math.expm1(-1.0 / scale)))
     return 2.0**-46 * magnitude
@@ -232,10 +240,10 @@ def _tail_rung(scale: float) -> int:
 
 
 def _place(truth: int, widths: np.ndarray, tail_width: int, rung: int, extra: int, pick: int) -> int:
-    """The integer of rung ``rung`` (``≥ 1``; past the explicit rungs, the ``extra``-th of the tail)
+    """The integer of rung ``rung`` (``≥ 1``; past the listed rungs, the ``extra``-th of the tail)
     at index ``pick`` of its ``2w``: ``pick < w`` above the truth, the rest below, nearest first."""
-    explicit = widths.shape[0]
-    if rung <= explicit:
+    listed = widths.shape[0]
+    if rung <= listed:
         below, width = int(widths[: rung - 1].sum()), int(widths[rung - 1])
     else:
         below, width = int(widths.sum()) + (extra - 1) * tail_width, tail_width
@@ -249,11 +257,14 @@ def _edges_per_unit(input_metric: dp.Metric) -> int:
         return metric.k
     if type(metric) is EdgeDistance:
         return 1
-    raise ValueError(
-        f"the Ladder mechanism's guarantee is for edge_distance() or group_distance(k), not {metric!r}: a person's "
-        "edges (node_distance(), node_insertion_distance()) move the count by up to C(D, 2), so use "
-        "make_private_subgraph_count for node-level triangles; under edge_label_distance() the count is public"
-    )
+    if isinstance(metric, (NodeDistance, NodeInsertionDistance)):
+        raise ValueError(
+            f"the Ladder mechanism's guarantee is for edge_distance() or group_distance(k), not {metric!r}: a person's "
+            "edges move the count by up to C(D, 2), so use make_private_subgraph_count for node-level triangles"
+        )
+    if isinstance(metric, EdgeLabelDistance):
+        raise ValueError("under edge_label_distance() the triangle count reads no label and is public: nothing to protect")
+    raise ValueError(f"the Ladder mechanism's guarantee is for edge_distance() or group_distance(k) only, not {metric!r}")
 
 
 def _scale_for(per_edge: float) -> float:
@@ -264,13 +275,20 @@ def _scale_for(per_edge: float) -> float:
     return scale
 
 
+def _ladder_scale(epsilon: float, edges: int) -> float:
+    """The exponential mechanism's scale ``s`` for a budget ``ε`` over ``edges`` edges: ``2/s ≤
+    ε·(1 − 2^{−20})/edges`` exactly (the rest of ``ε`` covers the rounding of the weights). The
+    release, the benchmark's exact law and the tests all take it from here."""
+    return _scale_for(epsilon * (1.0 - ROUNDING_SHARE) / edges)
+
+
 def _float_up(value: Fraction) -> float:
     out = float(value)
     return out if Fraction(out) >= value else math.nextafter(out, math.inf)
 
 
 # long: docstring (its guarantee, proof, parameters and error) beside code of under 100 lines
-def make_ladder_triangle_count(input_domain: dp.Domain, input_metric: dp.Metric, privacy_loss: tuple[Any, Any], d_in: int = 1) -> dp.Measurement:
+def make_ladder_triangle_count(input_domain: dp.Domain, input_metric: dp.Metric, privacy_loss: tuple[Any, Any], *, d_in: int = 1) -> dp.Measurement:
     """The triangle count under edge-level ``ε``-DP by the Ladder mechanism (module docstring): an
     integer, the true count plus noise whose spread follows the graph's local sensitivity.
 
@@ -288,7 +306,7 @@ def make_ladder_triangle_count(input_domain: dp.Domain, input_metric: dp.Metric,
     of the log-weights, far more than it needs).
 
     *Ladder* (Zhang et al. 2015, Definition 4.2). With ``f`` the count, ``GS = min(n − 2, D − 1)``
-    and a public ``T`` (:func:`_explicit_rungs` of the scale, at most ``2·GS + 2``): ``I_t(G) =
+    and a public ``T = min(_explicit_rungs(s), 2·GS + 2)`` (the rungs listed): ``I_t(G) =
     min(LS_t(G), GS)`` for ``t < T``, ``GS`` past it; widths ``w_t = max(I_t, 1)``. (a) For
     neighbours, ``|f(G) − f(G')| ≤ w_0(G')``: it is at most the local sensitivity at ``G'`` (the
     relation is symmetric) and at most ``GS``, the global one on the domain. (b) ``w_t(G) ≤
@@ -341,8 +359,7 @@ def make_ladder_triangle_count(input_domain: dp.Domain, input_metric: dp.Metric,
             f"epsilon={epsilon!r} over {units * edges_per_unit} edges is outside what the Ladder mechanism supports "
             "(1e-12 to 1e12 per edge): its weights would not be finite floats"
         )
-    per_edge = epsilon * (1.0 - ROUNDING_SHARE) / (units * edges_per_unit)
-    scale = _scale_for(per_edge)
+    scale = _ladder_scale(epsilon, units * edges_per_unit)
     explicit = _explicit_rungs(scale)
     slack = 4.0 * _rounding_bound(explicit, scale)
     degree_cap = None if domain.max_degree is None else max(domain.max_degree - 1, 0)

@@ -352,7 +352,7 @@ def make_private_subgraph_count(
         default ``max_contribution`` (:func:`contribution_bound`).
     :param input_metric: :func:`~opendp_graph.node_distance` (rewire a node) or
         :func:`~opendp_graph.node_insertion_distance` (add or remove one); also edge and group distance
-        (for triangles there, :func:`~opendp_graph.make_ladder_triangle_count` errs 2.7–12× less on
+        (for triangles there, :func:`~opendp_graph.make_ladder_triangle_count` errs 4–31× less on
         the Deezer graphs and email-Eu-core).
     :param privacy_loss: the whole budget, ``dp.loss_of(epsilon=ε)``.
     :param pattern: ``"triangle"``, ``"<k>-star"`` (``k ≥ 2``) or ``"4-cycle"``.

@@ -421,11 +421,11 @@ def test_subgraph_benchmark_edge_level_on_a_small_graph(monkeypatch, capsys):
     assert len(lines) == 2 and all(line.startswith("    default ladder") for line in lines), lines
 
 
-@pytest.mark.thorough  # 23,000 draws through OpenDP's samplers (10 s)
-def test_exact_medians_of_the_edge_level_baselines():
+@pytest.mark.thorough  # 23,000 draws through OpenDP's samplers (about 30 s)
+def test_exact_medians_of_the_edge_level_releases():
     """``benchmarks.subgraph_counts``' exact medians: OpenDP's integer Laplace (against the closed
-    form's neighbours and 20,000 draws) and the Ladder mechanism's law (against 3,000 draws of the
-    baseline itself): each within sampling error of the draws' median."""
+    form's neighbours and 20,000 draws) and the Ladder mechanism's law (against 3,000 releases of the
+    package's ``make_ladder_triangle_count``): each within sampling error of the draws' median."""
     import opendp.prelude as dp
 
     from benchmarks import subgraph_counts as S
@@ -445,10 +445,10 @@ def test_exact_medians_of_the_edge_level_baselines():
     assert np.mean(errors < median) <= 0.5 + 0.03 and np.mean(errors <= median) >= 0.5 - 0.03, median
 
 
-def test_the_ladder_baseline_is_the_package_ladder_up_to_the_global_sensitivity():
-    """The smooth-sensitivity baseline reads ``LS_t`` from the package's exact ladder, cut at the
-    first ``t`` where it reaches ``GS = n − 2`` (the ladder itself is brute-forced in
-    ``tests/measurements/test_ladder.py``)."""
+def test_the_baselines_ladder_stops_where_it_reaches_the_global_sensitivity():
+    """``triangle_ls_ladder`` (what the smooth-sensitivity baseline maximises over) is the
+    package's ladder cut at the first ``t`` where it reaches ``GS = n − 2``, nothing before it (the
+    ladder itself is brute-forced in ``tests/measurements/test_ladder.py``)."""
     from benchmarks import _subgraph_baselines as B
 
     for h in (nx.karate_club_graph(), nx.disjoint_union(nx.star_graph(5), nx.star_graph(5)), nx.complete_graph(6)):
