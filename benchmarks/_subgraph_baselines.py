@@ -144,16 +144,6 @@ def _laplace(value: float, scale: float) -> float:
     return float(m(float(value)))
 
 
-def _uniform_index(size: int) -> int:
-    """A uniform index in ``0..size-1`` (OpenDP's Gumbel noisy max over equal scores)."""
-    if size <= 1:
-        return 0
-    m = dp.m.make_noisy_max(
-        dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.linf_distance(T=float), dp.zero_concentrated_divergence(), scale=1.0
-    )
-    return int(m([0.0] * size))
-
-
 def _cached(cache: dict | None, key, compute):
     if cache is None:
         return compute()

@@ -299,14 +299,13 @@ def naive_at_bound(data, names, runs: int) -> None:
                 print(f"  {name} {pattern}s, ε = {epsilon:g}: " + ", ".join(cells), flush=True)
 
 
-def low_first_rung(pattern: str, degree_bound: int) -> float:
+def low_first_rung(k: int, degree_bound: int) -> float:
     """``M/2^(6k)`` for ``k``-stars: a first rung near what a node of degree ``D/64`` holds, as
     the package's ``M/2^12`` is for 2-stars (``M`` grows as ``D^k``, so ``M/2^12`` sits far above
     the nodes' loads for ``k ≥ 3`` at a loose ``D``)."""
     from opendp_graph.measurements.subgraph_counts import contribution_bound
 
-    k = int(pattern.split("-")[0])
-    return max(1.0, contribution_bound(pattern, degree_bound) / 2 ** (6 * k))
+    return max(1.0, contribution_bound(f"{k}-star", degree_bound) / 2 ** (6 * k))
 
 
 def stars(data, names, k: int, runs: int, lower_ladder: bool = True) -> None:
@@ -341,7 +340,7 @@ def stars(data, names, k: int, runs: int, lower_ladder: bool = True) -> None:
             return dpg.make_private_subgraph_count(dpg.graph_domain(), dpg.node_insertion_distance(), dp.loss_of(epsilon=epsilon), pattern,
                                                    max_contribution=bound, min_cap=min_cap)
 
-        configs = (("default ladder", None), (f"min_cap = M/2^{6 * k}", low_first_rung(pattern, degree_bound)))
+        configs = (("default ladder", None), (f"min_cap = M/2^{6 * k}", low_first_rung(k, degree_bound)))
         if lower_ladder:
             lower = ladder(configs[1][1], bound)  # the package's ladder from that rung (checked against a release's below)
             seconds = []
@@ -375,6 +374,7 @@ def main(argv=None) -> None:
     import opendp_graph as dpg
     from benchmarks import _subgraph_baselines as B
     from benchmarks import subgraph_scan_tuning as tuning
+    from opendp_graph.measurements.ladder import _uniform as uniform_index  # a uniform index from OpenDP's draws
     from opendp_graph.transformations.subgraphs import subgraph_count
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -433,7 +433,7 @@ def main(argv=None) -> None:
                 gs = B.public_bound(pattern, degree_bound)
                 r2t = _median_error([B.r2t(graph, pattern, epsilon, gs, cache=cache) for _ in range(args.runs)], truth)
                 lp_caps = B.lp_caps(gs)
-                lp = _median_error([B.lp_projection(graph, pattern, epsilon, lp_caps[B._uniform_index(len(lp_caps))], cache=cache)
+                lp = _median_error([B.lp_projection(graph, pattern, epsilon, lp_caps[uniform_index(len(lp_caps))], cache=cache)
                                     for _ in range(args.runs)], truth)
                 line = summary + f" | R2T {r2t:.2%} (ours/R2T {ours['error'] / r2t:.2f}) | LP projection {lp:.1%}"
                 if pattern == "4-cycle":
@@ -441,7 +441,7 @@ def main(argv=None) -> None:
                     print(line + " | naive truncation not run (R2T published 16.9 % on HR ∪ HU ∪ RO at ε = 0.8)" + ideal_line, flush=True)
                     continue
                 thetas = B.nt_thetas(degree_bound)
-                nt = _median_error([B.naive_truncation_smooth(graph, pattern, epsilon, thetas[B._uniform_index(len(thetas))], cache=cache)
+                nt = _median_error([B.naive_truncation_smooth(graph, pattern, epsilon, thetas[uniform_index(len(thetas))], cache=cache)
                                     for _ in range(args.runs)], truth)
                 line += f" | naive truncation {nt:.0%}"
                 if pattern == "triangle":

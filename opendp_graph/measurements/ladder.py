@@ -95,9 +95,7 @@ def _pair_buckets(graph: Graph) -> dict[int, int]:
     if n < 2:
         return {}
     d = graph.degrees.astype(np.int64)
-    rows = np.concatenate([graph.src, graph.dst])
-    cols = np.concatenate([graph.dst, graph.src])
-    adjacency = sp.csr_array((np.ones(rows.shape[0], dtype=np.int64), (rows, cols)), shape=(n, n))
+    adjacency = graph.adjacency()
     buckets = _common_neighbour_maxima(adjacency, d)
     order = np.argsort(-d, kind="stable")
     best = -1
@@ -239,14 +237,17 @@ def _tail_rung(scale: float) -> int:
             return carried + draw
 
 
-def _place(truth: int, widths: np.ndarray, tail_width: int, rung: int, extra: int, pick: int) -> int:
-    """The integer of rung ``rung`` (``≥ 1``; past the listed rungs, the ``extra``-th of the tail)
-    at index ``pick`` of its ``2w``: ``pick < w`` above the truth, the rest below, nearest first."""
-    listed = widths.shape[0]
-    if rung <= listed:
-        below, width = int(widths[: rung - 1].sum()), int(widths[rung - 1])
-    else:
-        below, width = int(widths.sum()) + (extra - 1) * tail_width, tail_width
+def _rung_span(widths: np.ndarray, tail_width: int, rung: int, extra: int) -> tuple[int, int]:
+    """``(E_{r−1}, w)`` of rung ``rung`` (``≥ 1``; past the listed rungs, the ``extra``-th of the
+    tail): its integers lie at distance ``E_{r−1} + 1 … E_{r−1} + w`` on each side of the truth."""
+    if rung <= widths.shape[0]:
+        return int(widths[: rung - 1].sum()), int(widths[rung - 1])
+    return int(widths.sum()) + (extra - 1) * tail_width, tail_width
+
+
+def _place(truth: int, below: int, width: int, pick: int) -> int:
+    """The integer at index ``pick`` of a rung's ``2·width`` (:func:`_rung_span`): ``pick < width``
+    above the truth, the rest below, nearest first."""
     step = below + pick % width + 1
     return truth + step if pick < width else truth - step
 
@@ -267,19 +268,15 @@ def _edges_per_unit(input_metric: dp.Metric) -> int:
     raise ValueError(f"the Ladder mechanism's guarantee is for edge_distance() or group_distance(k) only, not {metric!r}")
 
 
-def _scale_for(per_edge: float) -> float:
-    """The float ``s`` nearest ``2/per_edge`` with ``2/s ≤ per_edge`` exactly."""
+def _ladder_scale(epsilon: float, edges: int) -> float:
+    """The exponential mechanism's scale ``s`` for a budget ``ε`` over ``edges`` edges: the float
+    nearest ``2/ε'`` with ``2/s ≤ ε' = ε·(1 − 2^{−20})/edges`` exactly (the rest of ``ε`` covers the
+    rounding of the weights). The release, the benchmark's exact law and the tests all take it from here."""
+    per_edge = epsilon * (1.0 - ROUNDING_SHARE) / edges
     scale = 2.0 / per_edge
     while Fraction(2) / Fraction(scale) > Fraction(per_edge):
         scale = math.nextafter(scale, math.inf)
     return scale
-
-
-def _ladder_scale(epsilon: float, edges: int) -> float:
-    """The exponential mechanism's scale ``s`` for a budget ``ε`` over ``edges`` edges: ``2/s ≤
-    ε·(1 − 2^{−20})/edges`` exactly (the rest of ``ε`` covers the rounding of the weights). The
-    release, the benchmark's exact law and the tests all take it from here."""
-    return _scale_for(epsilon * (1.0 - ROUNDING_SHARE) / edges)
 
 
 def _float_up(value: Fraction) -> float:
@@ -381,13 +378,12 @@ def make_ladder_triangle_count(input_domain: dp.Domain, input_metric: dp.Metric,
             truth = triangle_count(graph)
         except MemoryError:  # numpy's message would name the size it wanted, which the graph sets
             raise MemoryError("the Ladder mechanism's counts of this graph do not fit in memory") from None
-        listed = widths.shape[0]  # at most explicit: the ladder reaches GS by 2·GS + 1
         rung = _choose(_rung_log_weights(widths, tail_width, scale))
         if rung == 0:
             return truth
-        extra = _tail_rung(scale) if rung > listed else 0
-        width = int(widths[rung - 1]) if rung <= listed else tail_width
-        return _place(truth, widths, tail_width, rung, extra, _uniform(2 * width))
+        extra = _tail_rung(scale) if rung > widths.shape[0] else 0  # fewer rungs than explicit may be listed
+        below, width = _rung_span(widths, tail_width, rung, extra)
+        return _place(truth, below, width, _uniform(2 * width))
 
     return dp.m.make_user_measurement(input_domain, input_metric, dp.max_divergence(), release, privacy_map, TO="ExtrinsicObject")
 

@@ -25,6 +25,7 @@ from opendp_graph.measurements.ladder import (
     _explicit_rungs,
     _ladder_widths,
     _place,
+    _rung_span,
     _rung_log_weights,
     _ladder_scale,
     triangle_sensitivity_ladder,
@@ -193,7 +194,9 @@ def test_each_rung_places_its_integers_once_around_the_truth():
         width = int(widths[rung - 1]) if rung <= widths.shape[0] else tail
         extra = rung - widths.shape[0] if rung > widths.shape[0] else 0
         rung_index = rung if rung <= widths.shape[0] else widths.shape[0] + 1
-        placed = [_place(truth, widths, tail, rung_index, extra, pick) for pick in range(2 * width)]
+        below, spanned = _rung_span(widths, tail, rung_index, extra)
+        assert spanned == width
+        placed = [_place(truth, below, width, pick) for pick in range(2 * width)]
         assert len(set(placed)) == 2 * width
         seen += placed
     assert sorted(abs(k - truth) for k in seen) == sorted(list(range(1, int(widths.sum()) + 3 * tail + 1)) * 2)

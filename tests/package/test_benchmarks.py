@@ -409,7 +409,7 @@ def test_subgraph_benchmark_edge_level_on_a_small_graph(monkeypatch, capsys):
     monkeypatch.setattr(S, "_graphs", lambda data, names: iter([("small", small, 128)]))
     S.stars(None, ["HU"], 3, 2)  # 3-stars: the default ladder and min_cap = M/2^18
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("    ")]
-    low = S.low_first_rung("3-star", 128)
+    low = S.low_first_rung(3, 128)
     assert low == dpg.measurements.subgraph_counts.contribution_bound("3-star", 128) / 2**18
     cost = re.search(r"median stop at ε = 1 is rung (\d+), so a cold release solves rungs 0–(\d+): \d+ s \(", lines.pop(0))
     assert cost and int(cost.group(2)) == int(cost.group(1)) + 6, cost  # the release's rung, headroom 6 above the stop
