@@ -8,6 +8,7 @@ are in the thorough tier."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -36,6 +37,7 @@ from tests.transformations.test_subgraphs import _graph_of
 dp.enable_features("contrib", "honest-but-curious")
 
 
+@functools.lru_cache(maxsize=None)  # shared by the tests of this module (one worker runs them all)
 def _all_graphs(n: int) -> tuple[list[tuple[int, int]], list[dpg.Graph], np.ndarray]:
     """Every graph on ``n`` nodes as a bit mask over the pairs, the graphs, and their triangle counts."""
     pairs = list(itertools.combinations(range(n), 2))
@@ -137,7 +139,8 @@ def _worst_log_ratio(epsilon: float, max_degree: int | None, widths_of=_ladder_w
     explicit = _explicit_rungs(scale)
     pairs, graphs, triangles = _all_graphs(n)
     cap = None if max_degree is None else max_degree - 1
-    window = explicit * 3 + 40  # past every explicit rung, then whole tail rungs of every phase
+    # past every listed rung (at most 2·GS + 2 of width ≤ GS = n − 2), then whole tail rungs of every phase
+    window = (n - 2) * (2 * (n - 2) + 2) + 40
     laws = {}
     for mask, g in enumerate(graphs):
         if max_degree is None or g.max_degree <= max_degree:
