@@ -604,6 +604,18 @@ def attach_parts_accuracy(measurement: dp.Measurement, parts: Any) -> dp.Measure
     return measurement
 
 
+def attach_no_accuracy(measurement: dp.Measurement, why: str) -> dp.Measurement:
+    """Let :func:`accuracy` refuse ``measurement`` with the reason ``why`` (a ``TypeError``): for a
+    release whose noise is set by the private data (the Ladder's rungs), so that no interval can
+    be stated without reading it. Returns ``measurement``."""
+
+    def describe(alpha: float) -> Any:
+        raise TypeError(f"cannot state the accuracy of this release before it is made: {why}")
+
+    setattr(measurement, _CHOICE_ATTRIBUTE, describe)
+    return measurement
+
+
 def accuracy(measurement: dp.Measurement, alpha: float = 0.05) -> Accuracy | ChoiceAccuracy | PartsAccuracy | SelectionAccuracy:
     """The accuracy of ``measurement``'s releases at significance level ``alpha``: each released
     entry is within ``± half_width`` of its true value with probability at least ``1 − alpha``

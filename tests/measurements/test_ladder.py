@@ -301,6 +301,13 @@ def test_the_release_is_near_the_truth_and_its_map_is_exact_at_the_boundary():
     assert 1.0 - 2e-6 < meas.map(1) <= 1.0
 
 
+def test_accuracy_says_why_it_has_no_interval_to_state():
+    space = dpg.graph_domain(), dpg.edge_distance()
+    for meas in (dpg.make_ladder_triangle_count(*space, dp.loss_of(epsilon=1.0)), space >> dpg.then_ladder_triangle_count(dp.loss_of(epsilon=1.0))):
+        with pytest.raises(TypeError, match="set by the private graph's local sensitivity"):
+            dpg.accuracy(meas)
+
+
 def test_group_distance_and_d_in_spend_the_budget_at_their_distance():
     for metric, d_in, edges in [(dpg.edge_distance(), 3, 3), (dpg.group_distance(2), 1, 2), (dpg.group_distance(2), 2, 4)]:
         meas = dpg.make_ladder_triangle_count(dpg.graph_domain(), metric, dp.loss_of(epsilon=1.5), d_in=d_in)
