@@ -3,6 +3,7 @@ of every pair's deliveries on every small log."""
 
 from __future__ import annotations
 
+import functools
 import random
 
 import numpy as np
@@ -17,6 +18,11 @@ from tests.polars.test_messages import PEOPLE, direct_log, make_log, small_logs
 dp.enable_features("contrib", "honest-but-curious")
 
 SPACE = (dpg.polars.message_log_domain(), dpg.polars.pair_log_distance())
+
+
+@functools.lru_cache(maxsize=None)  # a log without one pair is again one of the small logs: each is counted once
+def _histogram(messages: tuple, k: int) -> np.ndarray:
+    return E.message_count_histogram(direct_log(list(messages)), k)
 
 
 def without_pair(messages, u, v):
@@ -44,9 +50,9 @@ def test_histogram_moves_at_most_four_per_pair_on_every_small_log(k):
     for a self pair), and 4 is reached."""
     worst = {True: 0, False: 0}
     for messages in small_logs(3):
-        full = E.message_count_histogram(direct_log(messages), k)
+        full = _histogram(tuple(messages), k)
         for u, v in PAIRS:
-            rest = E.message_count_histogram(direct_log(without_pair(messages, u, v)), k)
+            rest = _histogram(tuple(without_pair(messages, u, v)), k)
             moved = int(np.abs(full - rest).sum())
             assert moved <= (2 if u == v else 4), (messages, u, v)
             worst[u == v] = max(worst[u == v], moved)
