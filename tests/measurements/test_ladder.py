@@ -72,12 +72,17 @@ def test_the_ladder_on_random_graphs_matches_a_slow_maximum_over_pairs(monkeypat
     """Larger graphs than brute force reaches: the exact search for pairs without a common
     neighbour (a walk in degree order) and ``A·A`` in blocks of a few rows (as on a large graph)
     against the formula over every pair."""
-    monkeypatch.setattr(ladder_module, "WEDGE_BLOCK", 7)
-    for seed in range(30):
+    monkeypatch.setattr(ladder_module, "WEDGE_BLOCK", 7)  # blocks of a row or two: the rows stop early where they can
+    for seed in range(45):
         h = nx.gnp_random_graph(40, [0.02, 0.1, 0.3][seed % 3], seed=seed)
         if seed % 5 == 0:  # hubs: pairs of high degree with no common neighbour are the case the walk must find
             h = nx.disjoint_union(nx.star_graph(6 + seed // 2), nx.star_graph(4 + seed // 3))
             h.add_edges_from([(0, 7 + seed // 2), (1, 8 + seed // 2)][: 1 + seed % 2])
+        elif seed % 5 == 1:  # a clique hung on a hub: the rows stop at the clique's degree, after the hub's
+            h = nx.disjoint_union(nx.star_graph(8 + seed // 3), nx.complete_graph(3 + seed % 4))
+            h.add_edges_from([(0, h.number_of_nodes() - 1), (1, h.number_of_nodes() - 2)])
+        elif seed % 5 == 2:  # heavy tails: the busiest pair need not hold the busiest node
+            h = nx.powerlaw_cluster_graph(40, 1 + seed % 3, 0.6, seed=seed)
         g = dpg.Graph.from_networkx(h)
         adj = nx.to_numpy_array(h, nodelist=range(h.number_of_nodes()), dtype=np.int64)
         common, degree = adj @ adj, adj.sum(axis=1)
@@ -87,6 +92,15 @@ def test_the_ladder_on_random_graphs_matches_a_slow_maximum_over_pairs(monkeypat
             b = degree[i] + degree[j] - 2 * common[i, j] - 2 * adj[i, j]
             slow = np.maximum(slow, common[i, j] + (t + np.minimum(t, b)) // 2)
         assert np.array_equal(triangle_sensitivity_ladder(g, 12), np.minimum(slow, g.num_nodes - 2)), seed
+
+
+def test_a_hub_costs_little_when_its_leaves_share_it():
+    """A star of 100,000 leaves: every pair of leaves shares the hub (``a = 1``), the hub and a leaf
+    share nothing and differ in every other leaf (``b = 99,999``), so ``LS_t = max(1 + ⌊t/2⌋, t)``.
+    The rows stop after two nodes (all ``10^10`` pairs of leaves would take tens of minutes)."""
+    star = dpg.Graph.from_networkx(nx.star_graph(100_000))
+    t = np.arange(50)
+    assert np.array_equal(triangle_sensitivity_ladder(star, 50), np.maximum(1 + t // 2, t))
 
 
 # the default run keeps the degree-capped ladder at D = 3 (the cap binds: GS = 2 < n − 2 = 3); the
