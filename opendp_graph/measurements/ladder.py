@@ -357,7 +357,7 @@ def make_ladder_triangle_count(input_domain: dp.Domain, input_metric: dp.Metric,
     email-Eu-core; 1.0 % on a 2,000-node clustered graph with 3,043.
     Cost, once per release: the rows of ``A·A`` (blocks of rows, so memory stays bounded) of the
     nodes in decreasing degree, down to the most common neighbours of a pair found so far; at most
-    ``Σ_v d_v²`` (a graph whose busy nodes share few neighbours). A release takes 0.25 s on Deezer
+    ``Σ_v d_v²`` (a graph whose busy nodes share few neighbours). A release takes 0.2 s on Deezer
     HU, 0.03 s on a star of 100,000 leaves.
 
     >>> import networkx as nx, opendp.prelude as dp, opendp_graph as dpg
