@@ -94,13 +94,18 @@ def test_the_ladder_on_random_graphs_matches_a_slow_maximum_over_pairs(monkeypat
         assert np.array_equal(triangle_sensitivity_ladder(g, 12), np.minimum(slow, g.num_nodes - 2)), seed
 
 
-def test_a_hub_costs_little_when_its_leaves_share_it():
+def test_a_hub_or_a_dense_pair_costs_little():
     """A star of 100,000 leaves: every pair of leaves shares the hub (``a = 1``), the hub and a leaf
     share nothing and differ in every other leaf (``b = 99,999``), so ``LS_t = max(1 + ⌊t/2⌋, t)``.
     The rows stop after two nodes (all ``10^10`` pairs of leaves would take tens of minutes)."""
     star = dpg.Graph.from_networkx(nx.star_graph(100_000))
     t = np.arange(50)
     assert np.array_equal(triangle_sensitivity_ladder(star, 50), np.maximum(1 + t // 2, t))
+    # K_{300,300}: a pair on one side shares all 300 (LS_0 = 300); the walk over pairs with no common
+    # neighbour (across, b = 598) stops at once, as they are outdone (m³ work before)
+    m = 300
+    both = triangle_sensitivity_ladder(dpg.Graph.from_networkx(nx.complete_bipartite_graph(m, m)), 50)
+    assert np.array_equal(both, np.minimum(np.maximum(m + t // 2, (t + np.minimum(t, 2 * m - 2)) // 2), 2 * m - 2))
 
 
 # the default run keeps the degree-capped ladder at D = 3 (the cap binds: GS = 2 < n − 2 = 3); the
