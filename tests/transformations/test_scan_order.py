@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 from decimal import Decimal
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 import opendp.prelude as dp
@@ -308,7 +309,15 @@ def test_colliding_ids_brute_force_node_distance(theta):
         named = dpg.Graph.from_edges(g.src, g.dst, num_nodes=4, node_ids=ids)
         pairs += [(named, dpg.Graph.from_edges(r.src, r.dst, num_nodes=4, node_ids=ids)) for v in range(4) for r in node_rewirings(g, v)]
     hist = (dpg.graph_domain(), dpg.node_distance()) >> dpg.then_degree_projection(max_degree=theta) >> dpg.then_degree_histogram()
-    report = check_stability(hist, hist.map, pairs, None, l1, input_distances=[1] * len(pairs))
+    answers: dict = {}  # a graph recurs across pairs: one FFI call per distinct edge list (the ids are the same)
+
+    def cached(graph):
+        key = (graph.src.tobytes(), graph.dst.tobytes())
+        if key not in answers:
+            answers[key] = hist(graph)
+        return answers[key]
+
+    report = check_stability(cached, lru_cache(maxsize=None)(hist.map), pairs, None, l1, input_distances=[1] * len(pairs))
     assert report.pairs == len(pairs) and not report.violations
 
 
