@@ -55,11 +55,11 @@ MOST_EXPLICIT_RUNGS = 2**20
 WEDGE_BLOCK = 2**23
 
 
-def _common_neighbour_maxima(adjacency: sp.csr_array, d: np.ndarray) -> dict[int, int]:
+def _common_neighbour_maxima(adjacency: sp.csr_array, d: np.ndarray, order: np.ndarray) -> dict[int, int]:
     """``{a: the largest b_ij}`` over the pairs ``i ≠ j`` with ``a ≥ 1`` common neighbours that can
     set the ladder (``b_ij = d_i + d_j − 2a_ij − 2x_ij``, ``x_ij`` whether ``i`` and ``j`` are
-    adjacent), from the rows of ``A·A`` in decreasing degree, in blocks of about
-    :data:`WEDGE_BLOCK` entries.
+    adjacent), from the rows of ``A·A`` in decreasing degree (``order``, the nodes sorted so), in
+    blocks of about :data:`WEDGE_BLOCK` entries.
 
     The rows stop at the first node whose degree ``k`` is at most the most common neighbours
     ``a*`` of a pair already seen. Every pair left has both degrees at most ``k`` (a pair with a
@@ -69,7 +69,6 @@ def _common_neighbour_maxima(adjacency: sp.csr_array, d: np.ndarray) -> dict[int
     is worth at least ``a* + ⌊t/2⌋``. So the buckets may miss entries, never the ladder's
     maximum: a star of 30,000 leaves takes two rows instead of 9·10^8 pairs."""
     n = d.shape[0]
-    order = np.argsort(-d, kind="stable")
     rank = np.empty(n, dtype=np.int64)
     rank[order] = np.arange(n)
     per_row = (adjacency @ d)[order]  # entries of each row of A·A (in degree order), at most
@@ -123,9 +122,9 @@ def _pair_buckets(graph: Graph) -> dict[int, int]:
         return {}
     d = graph.degrees.astype(np.int64)
     adjacency = graph.adjacency()
-    buckets = _common_neighbour_maxima(adjacency, d)
+    order = np.argsort(-d, kind="stable")  # both searches walk the nodes in decreasing degree
+    buckets = _common_neighbour_maxima(adjacency, d, order)
     covered = max((b + 2 * a for a, b in buckets.items()), default=-1)  # a pair with no common neighbour and b at most this is outdone
-    order = np.argsort(-d, kind="stable")
     best = -1
     for place in range(n - 1):
         node = order[place]

@@ -309,7 +309,10 @@ def test_colliding_ids_brute_force_node_distance(theta):
         named = dpg.Graph.from_edges(g.src, g.dst, num_nodes=4, node_ids=ids)
         pairs += [(named, dpg.Graph.from_edges(r.src, r.dst, num_nodes=4, node_ids=ids)) for v in range(4) for r in node_rewirings(g, v)]
     hist = (dpg.graph_domain(), dpg.node_distance()) >> dpg.then_degree_projection(max_degree=theta) >> dpg.then_degree_histogram()
-    answers: dict = {}  # a graph recurs across pairs: one FFI call per distinct edge list (the ids are the same)
+    # a graph recurs across pairs: one FFI call per distinct edge list. Keyed on the exact arrays, not
+    # on Graph's equality (as lru_cache would be), which treats two edge orders of one graph as one:
+    # answering each order keeps a scan that depended on positions visible to this check
+    answers: dict = {}
 
     def cached(graph):
         key = (graph.src.tobytes(), graph.dst.tobytes())
